@@ -1,0 +1,480 @@
+"""Tests for tiny_harness.config: sources, precedence, error attribution and secret handling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tiny_harness.config import (
+    SECRET_FIELDS,
+    ServerConfig,
+    Settings,
+    StoreConfig,
+    env_var_name,
+    load_settings,
+)
+from tiny_harness.errors import ConfigError
+
+SECRET_VALUE = "sk-do-not-print-me-4242"
+
+
+def write_toml(tmp_path: Path, text: str, name: str = "tiny-harness.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- defaults and precedence ------------------------------------------------------------------
+
+
+def test_defaults_apply_without_file_env_or_overrides() -> None:
+    settings = load_settings(environ={})
+
+    assert settings == Settings()
+    assert settings.data_dir == Path(".tiny-harness")
+    assert settings.log_level == "INFO"
+    assert settings.temporal.address is None
+    assert settings.temporal.namespace == "default"
+    assert settings.temporal.task_queue == "tiny-harness"
+    assert settings.temporal.tls is False
+    assert settings.temporal.api_key is None
+    assert settings.temporal.embedded_port == 7233
+    assert settings.temporal.ui is False
+    assert settings.temporal.ui_port is None
+    assert settings.server.host == "127.0.0.1"
+    assert settings.server.port == 8080
+    assert settings.server.public_url is None
+    assert settings.server.max_request_bytes == 1_048_576
+    assert settings.model.provider is None
+    assert settings.model.script is None
+    assert settings.model.api_key is None
+    assert settings.store.path is None
+
+
+def test_toml_file_values_are_loaded(tmp_path: Path) -> None:
+    config = write_toml(
+        tmp_path,
+        """
+        data_dir = "/var/lib/th"
+        log_level = "DEBUG"
+
+        [temporal]
+        address = "temporal.example:7233"
+        tls = true
+
+        [server]
+        host = "0.0.0.0"
+        port = 9001
+
+        [model]
+        provider = "scripted"
+
+        [store]
+        path = "/var/lib/th/db.sqlite3"
+        """,
+    )
+
+    settings = load_settings(config, environ={})
+
+    assert settings.data_dir == Path("/var/lib/th")
+    assert settings.log_level == "DEBUG"
+    assert settings.temporal.address == "temporal.example:7233"
+    assert settings.temporal.tls is True
+    assert settings.server.host == "0.0.0.0"
+    assert settings.server.port == 9001
+    assert settings.model.provider == "scripted"
+    assert settings.store.path == Path("/var/lib/th/db.sqlite3")
+
+
+def test_env_overrides_file(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, '[server]\nport = 9001\nhost = "0.0.0.0"\n')
+
+    settings = load_settings(
+        config,
+        environ={"TINY_HARNESS_SERVER__PORT": "9002", "TINY_HARNESS_TEMPORAL__UI": "true"},
+    )
+
+    assert settings.server.port == 9002
+    assert settings.server.host == "0.0.0.0"  # untouched file value survives
+    assert settings.temporal.ui is True
+
+
+def test_overrides_beat_env_and_file(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, 'data_dir = "from-file"\n[server]\nport = 9001\n')
+
+    settings = load_settings(
+        config,
+        overrides={"server.port": 9003, "data_dir": Path("from-flag")},
+        environ={"TINY_HARNESS_SERVER__PORT": "9002", "TINY_HARNESS_DATA_DIR": "from-env"},
+    )
+
+    assert settings.server.port == 9003
+    assert settings.data_dir == Path("from-flag")
+
+
+def test_none_override_counts_as_not_given() -> None:
+    settings = load_settings(
+        overrides={"server.port": None}, environ={"TINY_HARNESS_SERVER__PORT": "9002"}
+    )
+
+    assert settings.server.port == 9002
+
+
+def test_nested_mapping_override_sets_fields() -> None:
+    settings = load_settings(overrides={"server": {"port": 9004}}, environ={})
+
+    assert settings.server == ServerConfig(port=9004)
+
+
+def test_empty_env_value_counts_as_unset(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, '[temporal]\naddress = "temporal.example:7233"\n')
+
+    settings = load_settings(config, environ={"TINY_HARNESS_TEMPORAL__ADDRESS": ""})
+
+    assert settings.temporal.address == "temporal.example:7233"
+
+
+def test_log_level_is_case_insensitive() -> None:
+    settings = load_settings(environ={"TINY_HARNESS_LOG_LEVEL": "warning"})
+
+    assert settings.log_level == "WARNING"
+
+
+def test_unrelated_env_vars_are_ignored() -> None:
+    settings = load_settings(
+        environ={"PATH": "/usr/bin", "TINY_HARNESSX": "1", "OTHER__SERVER__PORT": "1"}
+    )
+
+    assert settings == Settings()
+
+
+def test_explicit_environ_ignores_process_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TINY_HARNESS_SERVER__PORT", "9005")
+
+    assert load_settings(environ={}).server.port == 8080
+
+
+def test_process_environment_is_read_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TINY_HARNESS_SERVER__PORT", "9005")
+
+    assert load_settings().server.port == 9005
+
+
+def test_settings_constructor_does_not_read_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TINY_HARNESS_SERVER__PORT", "9005")
+
+    assert Settings().server.port == 8080
+
+
+# --- unknown keys --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[server]\nprot = 9000\n", "server.prot"),
+        ("datadir = 'x'\n", "datadir"),
+        ("[srever]\nport = 9000\n", "srever"),
+        ("[bogus]\n", "bogus"),
+    ],
+)
+def test_unknown_toml_key_is_rejected_and_named(tmp_path: Path, text: str, key: str) -> None:
+    config = write_toml(tmp_path, text)
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, environ={})
+
+    assert caught.value.variable == key
+    assert key in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "TINY_HARNESS_SERVER__PROT",
+        "TINY_HARNESS_DATADIR",
+        "TINY_HARNESS_SERVER__PORT__EXTRA",
+        "TINY_HARNESS_SERVER",
+    ],
+)
+def test_unknown_env_var_is_rejected_and_named(name: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ={name: "9000"})
+
+    assert caught.value.variable == name
+    assert name in str(caught.value)
+
+
+def test_unknown_env_var_is_rejected_even_when_empty() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ={"TINY_HARNESS_SERVER__PROT": ""})
+
+    assert caught.value.variable == "TINY_HARNESS_SERVER__PROT"
+
+
+def test_unknown_override_key_is_rejected_and_named() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(overrides={"server.prot": 9000}, environ={})
+
+    assert caught.value.variable == "server.prot"
+
+
+# --- bad values ----------------------------------------------------------------------------
+
+
+def test_bad_int_in_env_names_the_variable(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, "[server]\nport = 9001\n")
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, environ={"TINY_HARNESS_SERVER__PORT": "eighty"})
+
+    assert caught.value.variable == "TINY_HARNESS_SERVER__PORT"
+    assert "integer" in str(caught.value)
+
+
+def test_bad_value_in_toml_names_the_dotted_key(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, '[temporal]\nembedded_port = "seven"\n')
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, environ={})
+
+    assert caught.value.variable == "temporal.embedded_port"
+    assert "integer" in str(caught.value)
+    assert str(config) in str(caught.value)
+
+
+def test_table_where_a_value_belongs_names_the_dotted_key(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, "[server.port]\nnumber = 1\n")
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, environ={})
+
+    assert caught.value.variable == "server.port"
+
+
+def test_bad_override_names_the_dotted_key() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(overrides={"server.max_request_bytes": 10}, environ={})
+
+    assert caught.value.variable == "server.max_request_bytes"
+    assert "1024" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("TINY_HARNESS_SERVER__PORT", "65536"),
+        ("TINY_HARNESS_TEMPORAL__EMBEDDED_PORT", "-1"),
+        ("TINY_HARNESS_TEMPORAL__UI_PORT", "100000"),
+        ("TINY_HARNESS_SERVER__PUBLIC_URL", "not a url"),
+        ("TINY_HARNESS_MODEL__PROVIDER", "openai"),
+        ("TINY_HARNESS_LOG_LEVEL", "TRACE"),
+        ("TINY_HARNESS_TEMPORAL__TLS", "maybe"),
+    ],
+)
+def test_out_of_range_or_malformed_env_value_is_rejected(name: str, value: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ={name: value})
+
+    assert caught.value.variable == name
+
+
+def test_first_of_several_bad_values_is_named_and_all_are_listed() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(
+            environ={"TINY_HARNESS_SERVER__PORT": "x", "TINY_HARNESS_TEMPORAL__TLS": "maybe"}
+        )
+
+    message = str(caught.value)
+    assert caught.value.variable in {"TINY_HARNESS_SERVER__PORT", "TINY_HARNESS_TEMPORAL__TLS"}
+    assert "TINY_HARNESS_SERVER__PORT" in message
+    assert "TINY_HARNESS_TEMPORAL__TLS" in message
+
+
+# --- secrets -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", sorted(SECRET_FIELDS))
+def test_secret_in_toml_is_refused_without_echoing_the_value(tmp_path: Path, key: str) -> None:
+    section, field = key.split(".")
+    config = write_toml(tmp_path, f'[{section}]\n{field} = "{SECRET_VALUE}"\n')
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, environ={})
+
+    error = caught.value
+    assert error.variable == key
+    assert env_var_name(key) in str(error)
+    assert SECRET_VALUE not in str(error)
+    assert SECRET_VALUE not in repr(error)
+    assert error.__cause__ is None
+
+
+def test_secret_in_inline_toml_table_is_refused(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, f'model = {{ api_key = "{SECRET_VALUE}" }}\n')
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, environ={})
+
+    assert caught.value.variable == "model.api_key"
+    assert SECRET_VALUE not in str(caught.value)
+
+
+def test_secret_in_override_is_refused_without_echoing_the_value() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(overrides={"temporal.api_key": SECRET_VALUE}, environ={})
+
+    assert caught.value.variable == "temporal.api_key"
+    assert SECRET_VALUE not in str(caught.value)
+
+
+def test_secret_from_env_is_accepted_and_hidden_from_repr() -> None:
+    settings = load_settings(
+        environ={
+            "TINY_HARNESS_MODEL__API_KEY": SECRET_VALUE,
+            "TINY_HARNESS_TEMPORAL__API_KEY": SECRET_VALUE + "-t",
+        }
+    )
+
+    assert settings.model.api_key is not None
+    assert settings.model.api_key.get_secret_value() == SECRET_VALUE
+    assert settings.temporal.api_key is not None
+    assert settings.temporal.api_key.get_secret_value() == SECRET_VALUE + "-t"
+    assert SECRET_VALUE not in repr(settings)
+    assert SECRET_VALUE not in str(settings)
+    assert SECRET_VALUE not in settings.model_dump_json()
+
+
+def test_env_var_name_maps_dotted_keys() -> None:
+    assert env_var_name("model.api_key") == "TINY_HARNESS_MODEL__API_KEY"
+    assert env_var_name("data_dir") == "TINY_HARNESS_DATA_DIR"
+
+
+# --- the config file itself ----------------------------------------------------------------
+
+
+def test_missing_config_file_is_named(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.toml"
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(missing, environ={})
+
+    assert str(missing) in str(caught.value)
+    assert caught.value.variable == str(missing)
+
+
+def test_unreadable_config_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(tmp_path, environ={})  # a directory cannot be read as a file
+
+    assert str(tmp_path) in str(caught.value)
+
+
+def test_invalid_toml_is_named(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, "[server\nport = 9000\n")
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, environ={})
+
+    assert str(config) in str(caught.value)
+    assert "TOML" in str(caught.value)
+
+
+def test_non_utf8_config_file_is_named(tmp_path: Path) -> None:
+    config = tmp_path / "latin1.toml"
+    config.write_bytes(b'[server]\nhost = "caf\xe9"\n')
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, environ={})
+
+    assert str(config) in str(caught.value)
+
+
+# --- derived values ------------------------------------------------------------------------
+
+
+def test_store_path_defaults_under_data_dir() -> None:
+    settings = load_settings(environ={"TINY_HARNESS_DATA_DIR": "/srv/th"})
+
+    assert settings.store_path == Path("/srv/th/tiny-harness.sqlite3")
+
+
+def test_store_path_uses_explicit_store_path() -> None:
+    settings = Settings(store=StoreConfig(path=Path("/tmp/custom.sqlite3")))
+
+    assert settings.store_path == Path("/tmp/custom.sqlite3")
+
+
+def test_advertised_url_defaults_to_host_and_port() -> None:
+    settings = load_settings(overrides={"server.host": "10.0.0.5", "server.port": 9100}, environ={})
+
+    assert settings.advertised_url == "http://10.0.0.5:9100"
+
+
+def test_advertised_url_brackets_ipv6_host() -> None:
+    settings = load_settings(overrides={"server.host": "::1"}, environ={})
+
+    assert settings.advertised_url == "http://[::1]:8080"
+
+
+@pytest.mark.parametrize(
+    ("public_url", "expected"),
+    [
+        ("https://agent.example.com", "https://agent.example.com"),
+        ("https://agent.example.com/", "https://agent.example.com"),
+        ("https://agent.example.com/a2a/", "https://agent.example.com/a2a"),
+    ],
+)
+def test_advertised_url_uses_public_url_without_trailing_slash(
+    public_url: str, expected: str
+) -> None:
+    settings = load_settings(environ={"TINY_HARNESS_SERVER__PUBLIC_URL": public_url})
+
+    assert settings.advertised_url == expected
+
+
+def test_relative_script_path_is_resolved_against_config_file_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conf_dir = tmp_path / "etc"
+    conf_dir.mkdir()
+    config = write_toml(conf_dir, '[model]\nscript = "scripts/demo.yaml"\n')
+    monkeypatch.chdir(tmp_path)
+
+    settings = load_settings(Path("etc") / config.name, environ={})
+
+    assert settings.model.script == conf_dir / "scripts" / "demo.yaml"
+
+
+def test_absolute_script_path_in_file_is_kept(tmp_path: Path) -> None:
+    script = tmp_path / "elsewhere" / "demo.yaml"
+    config = write_toml(tmp_path, f'[model]\nscript = "{script.as_posix()}"\n')
+
+    settings = load_settings(config, environ={})
+
+    assert settings.model.script == script
+
+
+def test_script_path_from_env_is_kept_as_given(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, "")
+
+    settings = load_settings(config, environ={"TINY_HARNESS_MODEL__SCRIPT": "scripts/demo.yaml"})
+
+    assert settings.model.script == Path("scripts/demo.yaml")
+
+
+def test_other_relative_paths_in_file_are_kept_as_given(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, 'data_dir = "state"\n[store]\npath = "db.sqlite3"\n')
+
+    settings = load_settings(config, environ={})
+
+    assert settings.data_dir == Path("state")
+    assert settings.store.path == Path("db.sqlite3")
+
+
+def test_sections_are_frozen() -> None:
+    settings = load_settings(environ={})
+
+    with pytest.raises(ValueError, match="frozen"):
+        settings.server.port = 1  # type: ignore[misc]

@@ -1,0 +1,100 @@
+"""The `tiny-harness` command.
+
+Run with: `tiny-harness serve [--config FILE] [--host H] [--port P] [--data-dir D]`
+      or: `tiny-harness worker [--config FILE] [--data-dir D]` (worker only, remote Temporal)
+
+Exit status: 0 after a clean shutdown, 2 for a configuration error (the message names the
+variable or key), 1 when a component cannot start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Coroutine, Sequence
+from pathlib import Path
+
+from tiny_harness import __version__
+from tiny_harness.config import Settings, load_settings
+from tiny_harness.errors import ConfigError, ScriptError, TinyHarnessError
+from tiny_harness.service.runtime import run_worker, serve
+
+EXIT_CONFIG = 2
+EXIT_FAILURE = 1
+
+logger = logging.getLogger("tiny_harness")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tiny-harness", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"tiny-harness {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve_cmd = commands.add_parser("serve", help="A2A server + worker (+ embedded Temporal)")
+    worker_cmd = commands.add_parser("worker", help="worker only, against a Temporal address")
+    for command in (serve_cmd, worker_cmd):
+        command.add_argument("--config", type=Path, help="TOML configuration file")
+        command.add_argument("--data-dir", type=Path, help="where state lives (.tiny-harness)")
+    serve_cmd.add_argument("--host", help="address to bind (127.0.0.1)")
+    serve_cmd.add_argument("--port", type=int, help="port to bind (8080)")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, object] = {"data_dir": args.data_dir}
+    if args.command == "serve":
+        overrides |= {"server.host": args.host, "server.port": args.port}
+    return load_settings(args.config, overrides)
+
+
+def _configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    # The SDK logs whole request bodies at DEBUG; message text must not reach the logs.
+    for noisy in ("a2a", "temporalio.activity", "temporalio.workflow"):
+        logging.getLogger(noisy).setLevel(max(logging.INFO, logging.getLevelName(level)))
+
+
+async def _until_signalled(main: Coroutine[None, None, None]) -> None:
+    """Run `main`; SIGINT/SIGTERM cancel it, so its `finally` blocks stop every component."""
+    task = asyncio.ensure_future(main)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        logger.info("shutdown complete")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script."""
+    args = _parser().parse_args(argv)
+    try:
+        settings = _settings(args)
+    except ConfigError as error:
+        print(f"tiny-harness: configuration error: {error.message}", file=sys.stderr)
+        return EXIT_CONFIG
+    _configure_logging(settings.log_level)
+    runner = serve(settings) if args.command == "serve" else run_worker(settings)
+    try:
+        asyncio.run(_until_signalled(runner))
+    except (ConfigError, ScriptError) as error:
+        logger.error("configuration error: %s", error.message)
+        return EXIT_CONFIG
+    except TinyHarnessError as error:
+        logger.error("%s: %s", error.code, error.message)
+        return EXIT_FAILURE
+    except SystemExit as exit_:
+        # uvicorn exits this way when it cannot bind; it has logged why.
+        return int(exit_.code or EXIT_FAILURE) if isinstance(exit_.code, int) else EXIT_FAILURE
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,334 @@
+"""`SqliteStore`: the task store in one local SQLite file.
+
+This is the store a single tiny-harness server uses out of the box: no service to run, one
+file on disk (mode 0600, since records hold user content). Every call runs on a worker
+thread through `asyncio.to_thread`, over one connection guarded by a lock, so the event loop
+never blocks on disk.
+
+Limits: it is made for one writer process. WAL mode and a busy timeout let another process
+read the file, or briefly contend for it, but nothing coordinates several servers writing the
+same file, and there is no replication or backup: the file is the only copy. Pagination is by
+keyset over `(updated_at, id)`, so a page token stays valid as tasks arrive, but a task
+updated while a client pages moves ahead of the cursor and is not shown again in that walk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from google.protobuf import json_format
+from pydantic import ValidationError
+
+from tiny_harness.errors import StoreError
+from tiny_harness.harness.persistence.store import Store, TaskPage, TaskQuery, TaskRecord
+
+SCHEMA_VERSION = 1
+"""The schema this module writes, kept in `PRAGMA user_version`."""
+
+BUSY_TIMEOUT_MS = 5_000
+"""How long a statement waits for a lock held by another connection before it fails."""
+
+_SCHEMA = (
+    """
+    CREATE TABLE IF NOT EXISTS tasks (
+        id TEXT PRIMARY KEY,
+        context_id TEXT NOT NULL,
+        state INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        updated_at TEXT NOT NULL,
+        json TEXT NOT NULL
+    )
+    """,
+    # Both indexes end in the listing order, so a filtered, paged listing reads one range.
+    "CREATE INDEX IF NOT EXISTS tasks_context_id ON tasks (context_id, updated_at, id)",
+    "CREATE INDEX IF NOT EXISTS tasks_updated_at ON tasks (updated_at, id)",
+)
+
+_UPSERT = """
+    INSERT INTO tasks (id, context_id, state, version, updated_at, json)
+    VALUES (?, ?, ?, ?, ?, ?)
+    ON CONFLICT (id) DO UPDATE SET
+        context_id = excluded.context_id,
+        state = excluded.state,
+        version = excluded.version,
+        updated_at = excluded.updated_at,
+        json = excluded.json
+    WHERE excluded.version >= tasks.version
+"""
+
+type _Param = str | int
+
+
+class SqliteStore(Store):
+    """A `Store` in the SQLite file at `path`, created with its directory on first use."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        self._connection: sqlite3.Connection | None = None
+        self._closed = False
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._path
+
+    async def put_task(self, record: TaskRecord) -> None:
+        """Upsert the record in one statement; a stored higher version is kept."""
+        task = record.task
+        if not task.id:
+            raise StoreError("cannot store a task record whose task has no id")
+        params: tuple[_Param, ...] = (
+            task.id,
+            task.context_id,
+            int(task.status.state),
+            record.version,
+            _utc_text(record.updated_at, "the record's updated_at"),
+            record.model_dump_json(),
+        )
+
+        def put(connection: sqlite3.Connection) -> None:
+            connection.execute(_UPSERT, params)
+
+        await self._call(f"write task {task.id!r}", put)
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        """The stored record of `task_id`, or None."""
+
+        def get(connection: sqlite3.Connection) -> str | None:
+            row: tuple[object, ...] | None = connection.execute(
+                "SELECT json FROM tasks WHERE id = ?", (task_id,)
+            ).fetchone()
+            return None if row is None else _text(row[0], "json")
+
+        document = await self._call(f"read task {task_id!r}", get)
+        return None if document is None else _record(document, task_id)
+
+    async def list_tasks(self, query: TaskQuery) -> TaskPage:
+        """A page of matching records, newest update first, ties broken by id descending."""
+        filters: list[str] = []
+        params: list[_Param] = []
+        if query.context_id is not None:
+            filters.append("context_id = ?")
+            params.append(query.context_id)
+        if query.state is not None:
+            filters.append("state = ?")
+            params.append(query.state)
+        if query.updated_after is not None:
+            filters.append("updated_at > ?")
+            params.append(_utc_text(query.updated_after, "the query's updated_after"))
+        page_filters = list(filters)
+        page_params = list(params)
+        if query.page_token is not None:
+            after_updated_at, after_id = _decode_token(query.page_token)
+            page_filters.append("(updated_at < ? OR (updated_at = ? AND id <= ?))")
+            page_params.extend((after_updated_at, after_updated_at, after_id))
+        # Only fixed fragments above are joined into the SQL; every value is a parameter.
+        count_sql = "SELECT COUNT(*) FROM tasks" + _where(filters)  # noqa: S608
+        page_sql = (
+            "SELECT updated_at, id, json FROM tasks"  # noqa: S608
+            + _where(page_filters)
+            + " ORDER BY updated_at DESC, id DESC LIMIT ?"
+        )
+        page_params.append(query.page_size + 1)
+
+        def select(connection: sqlite3.Connection) -> tuple[int, list[tuple[object, ...]]]:
+            with _read_transaction(connection):
+                count_row: tuple[object, ...] = connection.execute(count_sql, params).fetchone()
+                rows: list[tuple[object, ...]] = connection.execute(
+                    page_sql, page_params
+                ).fetchall()
+            return _integer(count_row[0], "count"), rows
+
+        total, rows = await self._call("list tasks", select)
+        page = rows[: query.page_size]
+        records = tuple(_record(_text(row[2], "json"), _text(row[1], "id")) for row in page)
+        next_token = None
+        if len(rows) > query.page_size:
+            last = page[-1]
+            next_token = _encode_token(_text(last[0], "updated_at"), _text(last[1], "id"))
+        return TaskPage(records=records, next_page_token=next_token, total_size=total)
+
+    async def close(self) -> None:
+        """Close the connection; later calls raise `StoreError`. Safe to call twice."""
+        await asyncio.to_thread(self._close)
+
+    def _close(self) -> None:
+        with self._lock:
+            self._closed = True
+            connection, self._connection = self._connection, None
+            if connection is None:
+                return
+            try:
+                connection.close()
+            except sqlite3.Error as exc:
+                raise StoreError(f"sqlite store {self._path}: close failed: {exc}") from exc
+
+    async def _call[T](self, action: str, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.to_thread(self._locked, action, work)
+
+    def _locked[T](self, action: str, work: Callable[[sqlite3.Connection], T]) -> T:
+        with self._lock:
+            connection = self._open()
+            try:
+                return work(connection)
+            except sqlite3.Error as exc:
+                raise StoreError(f"sqlite store {self._path}: {action} failed: {exc}") from exc
+
+    def _open(self) -> sqlite3.Connection:
+        """The connection, opened on first use. Call with the lock held."""
+        if self._closed:
+            raise StoreError(f"sqlite store {self._path} is closed")
+        if self._connection is not None:
+            return self._connection
+        _create_private_file(self._path)
+        try:
+            connection = sqlite3.connect(
+                self._path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                check_same_thread=False,
+                autocommit=True,
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"sqlite store {self._path}: cannot open: {exc}") from exc
+        try:
+            _prepare(connection, self._path)
+        except BaseException:
+            connection.close()
+            raise
+        self._connection = connection
+        return connection
+
+
+def _create_private_file(path: Path) -> None:
+    """Create the database file (and its directory) readable by its owner only."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        os.close(descriptor)
+        # SQLite gives its -wal and -shm files the mode of the database file.
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        raise StoreError(f"sqlite store {path}: cannot create the database file: {exc}") from exc
+
+
+def _prepare(connection: sqlite3.Connection, path: Path) -> None:
+    """Set the connection's pragmas and create or check the schema."""
+    try:
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        mode_row: tuple[object, ...] = connection.execute("PRAGMA journal_mode = WAL").fetchone()
+        if str(mode_row[0]).lower() != "wal":
+            raise StoreError(
+                f"sqlite store {path}: cannot switch to WAL journal mode (got {mode_row[0]!r})"
+            )
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            version_row: tuple[object, ...] = connection.execute("PRAGMA user_version").fetchone()
+            found = _integer(version_row[0], "user_version")
+            if found > SCHEMA_VERSION:
+                raise StoreError(
+                    f"sqlite store {path}: schema version {found} is newer than this "
+                    f"tiny-harness supports ({SCHEMA_VERSION})"
+                )
+            for statement in _SCHEMA:
+                connection.execute(statement)
+            if found < SCHEMA_VERSION:
+                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+    except sqlite3.Error as exc:
+        raise StoreError(f"sqlite store {path}: cannot prepare the database: {exc}") from exc
+
+
+@contextmanager
+def _read_transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    """One snapshot for several reads, so a count and its page agree."""
+    # With autocommit=True, `Connection.commit` and `rollback` are no-ops: say it in SQL.
+    connection.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+
+
+def _where(filters: list[str]) -> str:
+    return " WHERE " + " AND ".join(filters) if filters else ""
+
+
+def _utc_text(moment: datetime, what: str) -> str:
+    """`moment` as fixed-width ISO-8601 UTC text, whose text order is its time order."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise StoreError(f"{what} must be timezone-aware, got the naive {moment.isoformat()}")
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError as exc:
+        raise StoreError(f"{what} {moment.isoformat()} is out of range in UTC") from exc
+    return utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def _encode_token(updated_at: str, task_id: str) -> str:
+    raw = json.dumps([updated_at, task_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def _decode_token(token: str) -> tuple[str, str]:
+    """The `(updated_at, id)` a page token carries; `StoreError` if this store did not issue it."""
+    malformed = StoreError(f"malformed page token {token[:64]!r}: not issued by this store")
+    try:
+        raw = base64.b64decode(token + "=" * (-len(token) % 4), altchars=b"-_", validate=True)
+        value: object = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, UnicodeError, ValueError) as exc:
+        raise malformed from exc
+    if not (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], str)
+        and isinstance(value[1], str)
+    ):
+        raise malformed
+    updated_at, task_id = value[0], value[1]
+    try:
+        canonical = _utc_text(datetime.fromisoformat(updated_at), "token")
+    except (ValueError, StoreError) as exc:
+        raise malformed from exc
+    if canonical != updated_at:
+        raise malformed
+    return updated_at, task_id
+
+
+def _record(document: str, task_id: str) -> TaskRecord:
+    # The messages name the problem only: the document itself holds user content.
+    unreadable = f"stored record of task {task_id!r} is unreadable"
+    try:
+        return TaskRecord.model_validate_json(document)
+    except ValidationError as exc:
+        raise StoreError(f"{unreadable}: {exc.error_count()} validation error(s)") from exc
+    except (json_format.Error, TypeError) as exc:
+        # `ProtoJson` lets protobuf's ParseError, and its own TypeError, through unwrapped.
+        raise StoreError(f"{unreadable}: {type(exc).__name__}") from exc
+
+
+def _text(value: object, column: str) -> str:
+    if not isinstance(value, str):
+        raise StoreError(f"column {column} holds {type(value).__name__}, expected text")
+    return value
+
+
+def _integer(value: object, column: str) -> int:
+    if not isinstance(value, int):
+        raise StoreError(f"column {column} holds {type(value).__name__}, expected an integer")
+    return value

@@ -1,0 +1,77 @@
+"""The `Store`: the read model that outlives a task's workflow.
+
+Temporal history is the replay source of a task; the store is what answers `GetTask` and
+`ListTasks` once the workflow has closed, and what lists tasks at all. The workflow writes a
+`TaskRecord` through the `persist` activity on every state change and at the end. A record
+never holds a secret: every field is typed and none is a credential.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from datetime import datetime
+
+from a2a.types import StreamResponse, Task
+from pydantic import BaseModel, Field
+
+from tiny_harness.harness.core.proto import ProtoJson
+
+
+class TaskRecord(BaseModel, frozen=True):
+    """A snapshot of one task, as of event `version` of its event log.
+
+    `version` grows with every event the task records, so of two writes racing for the same
+    task the store keeps the one with the higher version. `events` is filled by the final
+    write only: the whole event log, for replay after the workflow has closed.
+    """
+
+    task: ProtoJson[Task]
+    version: int = Field(ge=0)
+    updated_at: datetime
+    events: tuple[ProtoJson[StreamResponse], ...] = ()
+
+    @property
+    def task_id(self) -> str:
+        """The task's id."""
+        return self.task.id
+
+
+class TaskQuery(BaseModel, frozen=True):
+    """Which tasks `Store.list_tasks` returns; every filter given must hold."""
+
+    context_id: str | None = None
+    state: int | None = None
+    updated_after: datetime | None = None
+    page_size: int = Field(default=50, ge=1, le=100)
+    page_token: str | None = None
+
+
+class TaskPage(BaseModel, frozen=True):
+    """One page of tasks, newest update first, and the token of the next page if any."""
+
+    records: tuple[TaskRecord, ...]
+    next_page_token: str | None
+    total_size: int
+
+
+class Store(ABC):
+    """Durable storage of task records. Implementations must not block the event loop."""
+
+    @abstractmethod
+    async def put_task(self, record: TaskRecord) -> None:
+        """Insert or replace the task's record, unless the stored one has a higher version."""
+
+    @abstractmethod
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        """The task's newest record, or None when the store has never seen the task."""
+
+    @abstractmethod
+    async def list_tasks(self, query: TaskQuery) -> TaskPage:
+        """A page of task records matching `query`, newest update first.
+
+        Raises `StoreError` for a page token this store did not issue.
+        """
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release the store's resources; safe to call twice."""

@@ -1,0 +1,156 @@
+"""The intrinsic tools: what the model calls to plan, report progress and ask for help.
+
+Intrinsics have no side effects of their own. `invoke_intrinsic` validates a call's
+arguments and turns it into a `WorkflowCommand`; the workflow applies the command to the
+task's state. A call the model gets wrong comes back as a typed error the loop shows the
+model, never as a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Final
+
+from pydantic import BaseModel, Field, ValidationError
+
+from tiny_harness.errors import PlanError, ToolArgumentError, ToolNotFoundError
+from tiny_harness.harness.core.plan import Plan, Step
+from tiny_harness.harness.tools.definition import (
+    Execution,
+    Idempotency,
+    ToolCall,
+    ToolDefinition,
+    ToolResult,
+    WorkflowCommand,
+)
+
+
+class PlanStepArgs(BaseModel, extra="forbid", frozen=True):
+    """One step as the model proposes it."""
+
+    id: str | None = Field(default=None, description="Short unique id; s1, s2, … if omitted.")
+    name: str = Field(min_length=1)
+    description: str = ""
+    depends_on: tuple[str, ...] = ()
+
+
+class CreatePlanArgs(BaseModel, extra="forbid", frozen=True):
+    """Arguments of `create_plan`."""
+
+    steps: tuple[PlanStepArgs, ...] = Field(min_length=1)
+
+
+class CompleteStepArgs(BaseModel, extra="forbid", frozen=True):
+    """Arguments of `complete_step`."""
+
+    step_id: str = Field(min_length=1)
+    output: str = ""
+
+
+class AskParticipantArgs(BaseModel, extra="forbid", frozen=True):
+    """Arguments of `ask_participant`."""
+
+    question: str = Field(min_length=1)
+    options: tuple[str, ...] = ()
+    participant_id: str | None = None
+
+
+def _create_plan(call: ToolCall, args: CreatePlanArgs) -> WorkflowCommand:
+    steps = tuple(
+        Step(id=s.id or f"s{i}", name=s.name, description=s.description, depends_on=s.depends_on)
+        for i, s in enumerate(args.steps, start=1)
+    )
+    try:
+        plan = Plan(steps=steps)
+    except PlanError as error:
+        raise ToolArgumentError(f"create_plan: {error.message}") from error
+    text = f"Plan created with {len(steps)} steps:\n{plan.render()}"
+    return WorkflowCommand(
+        kind="attach_plan",
+        call_id=call.call_id,
+        payload={"plan": plan.model_dump(mode="json")},
+        result=ToolResult(call_id=call.call_id, name=call.name, text=text),
+    )
+
+
+def _complete_step(call: ToolCall, args: CompleteStepArgs) -> WorkflowCommand:
+    return WorkflowCommand(
+        kind="complete_step",
+        call_id=call.call_id,
+        payload=args.model_dump(mode="json"),
+        result=ToolResult(call_id=call.call_id, name=call.name, text=f"Step {args.step_id} done."),
+    )
+
+
+def _ask_participant(call: ToolCall, args: AskParticipantArgs) -> WorkflowCommand:
+    return WorkflowCommand(
+        kind="wait_for_reply",
+        call_id=call.call_id,
+        payload=args.model_dump(mode="json"),
+        result=ToolResult(call_id=call.call_id, name=call.name, text="Waiting for the reply."),
+    )
+
+
+class _Intrinsic[A: BaseModel]:
+    def __init__(
+        self,
+        description: str,
+        args: type[A],
+        build: Callable[[ToolCall, A], WorkflowCommand],
+    ) -> None:
+        self.args = args
+        self.description = description
+        self.build = build
+
+    def definition(self, name: str) -> ToolDefinition:
+        return ToolDefinition(
+            name=name,
+            description=self.description,
+            input_schema=self.args.model_json_schema(),
+            idempotency=Idempotency.IDEMPOTENT,
+            execution=Execution.INTRINSIC,
+        )
+
+    def invoke(self, call: ToolCall) -> WorkflowCommand:
+        try:
+            args = self.args.model_validate(call.arguments)
+        except ValidationError as error:
+            raise ToolArgumentError(f"{call.name}: {_summarise(error)}") from error
+        return self.build(call, args)
+
+
+_INTRINSICS: Final[Mapping[str, _Intrinsic[CreatePlanArgs] | _Intrinsic[CompleteStepArgs] | _Intrinsic[AskParticipantArgs]]] = {
+    "create_plan": _Intrinsic(
+        "Break the task into steps. Call once, before starting the work.", CreatePlanArgs, _create_plan
+    ),
+    "complete_step": _Intrinsic(
+        "Mark a plan step done and record what it produced.", CompleteStepArgs, _complete_step
+    ),
+    "ask_participant": _Intrinsic(
+        "Ask the person you are working for a question and wait for the answer.",
+        AskParticipantArgs,
+        _ask_participant,
+    ),
+}
+
+
+def intrinsic_definitions() -> tuple[ToolDefinition, ...]:
+    """The definitions of every intrinsic tool, in a stable order."""
+    return tuple(tool.definition(name) for name, tool in _INTRINSICS.items())
+
+
+def invoke_intrinsic(call: ToolCall) -> WorkflowCommand:
+    """Validate `call` and turn it into a command.
+
+    Raises `ToolNotFoundError` for a name that is not an intrinsic and `ToolArgumentError`
+    for arguments that fail the tool's schema.
+    """
+    tool = _INTRINSICS.get(call.name)
+    if tool is None:
+        raise ToolNotFoundError(f"no tool named {call.name!r}")
+    return tool.invoke(call)
+
+
+def _summarise(error: ValidationError) -> str:
+    parts = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors()]
+    return "; ".join(parts)

@@ -1,0 +1,60 @@
+"""The event bridge: a task's durable event log, followed as an async stream of A2A events.
+
+It watches the workflow (`TaskWorkflow.watch`, an update that returns as soon as the log
+grows past the reader's cursor), so an event reaches the client as soon as the workflow
+records it. The cursor is the event's sequence number, which is gap-free from 0 across
+continue-as-new runs; so a reader that reconnects, a server that restarted, or a run that
+rolled over all resume from the same number. When the workflow cannot take a watch (closed,
+or at its limit of in-flight updates), the bridge reads the log by query or from the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Final
+
+from a2a.types import StreamResponse
+
+from tiny_harness.service.durable.event_log import INTERRUPTED_STATES, TERMINAL_STATES, state_of
+from tiny_harness.service.durable.gateway import TaskGateway, WatchUnavailableError
+from tiny_harness.service.durable.models import EventPage, LoggedEvent
+
+FALLBACK_POLL_SECONDS: Final = 0.2
+"""How often the bridge reads when watching is not possible and nothing new was found."""
+
+ROLLOVER_PAUSE_SECONDS: Final = 0.05
+"""How long the bridge waits for a run that is rolling over to continue-as-new."""
+
+
+async def follow(gateway: TaskGateway, task_id: str, cursor: int) -> AsyncIterator[StreamResponse]:
+    """Yield the task's events from `cursor` on until the stream ends.
+
+    The stream ends after a final event, or after an INPUT_REQUIRED/AUTH_REQUIRED event that
+    is the newest in the log: a replay runs past earlier pauses to the newest state.
+    """
+    while True:
+        page = await _next_page(gateway, task_id, cursor)
+        for logged in page.events:
+            yield logged.event
+            cursor = logged.seq + 1
+            if _ends_stream(logged, page):
+                return
+        if not page.events:
+            if page.closing and page.state in TERMINAL_STATES:
+                return
+            await asyncio.sleep(ROLLOVER_PAUSE_SECONDS if page.closing else FALLBACK_POLL_SECONDS)
+
+
+async def _next_page(gateway: TaskGateway, task_id: str, cursor: int) -> EventPage:
+    try:
+        return await gateway.watch(task_id, cursor)
+    except WatchUnavailableError:
+        return await gateway.read(task_id, cursor)
+
+
+def _ends_stream(logged: LoggedEvent, page: EventPage) -> bool:
+    state = state_of(logged.event)
+    if state in TERMINAL_STATES:
+        return True
+    return state in INTERRUPTED_STATES and logged.seq == page.log_length - 1

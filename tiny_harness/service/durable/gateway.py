@@ -1,0 +1,179 @@
+"""`TaskGateway`: the one place the A2A server talks to Temporal and the store about tasks.
+
+The server never runs loop code and keeps no task state of its own: every operation here is
+an update, signal or query on the task's workflow (workflow id = task id), or a read of the
+store once the workflow has closed. Temporal failures come back as the harness's own
+errors (`UnknownTaskError`, `FinalTaskError`, `InvalidMessageError`), never as raw RPC
+errors, so the A2A layer can map them to protocol errors in one place.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from a2a.types import Message
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
+
+from tiny_harness.errors import FinalTaskError, InvalidMessageError, UnknownTaskError
+from tiny_harness.harness.persistence.store import Store, TaskRecord
+from tiny_harness.service.durable.event_log import TERMINAL_STATES
+from tiny_harness.service.durable.models import (
+    EventPage,
+    InboxReceipt,
+    LoggedEvent,
+    TaskSnapshot,
+    TaskStart,
+)
+from tiny_harness.service.durable.workflow import (
+    EMPTY_MESSAGE_ERROR,
+    FINAL_TASK_ERROR,
+    PAGE_SIZE,
+    TaskWorkflow,
+)
+
+logger = logging.getLogger(__name__)
+
+QUERY_TIMEOUT = timedelta(seconds=10)
+
+
+class WatchUnavailableError(Exception):
+    """The workflow cannot take a watch now (closed, or its update limit reached): read instead."""
+
+
+class TaskGateway:
+    """Start, message, watch, read and cancel task workflows."""
+
+    def __init__(
+        self, client: Client, *, task_queue: str, store: Store, history_event_bound: int = 10_000
+    ) -> None:
+        self._client = client
+        self._task_queue = task_queue
+        self._store = store
+        self._history_event_bound = history_event_bound
+
+    @property
+    def store(self) -> Store:
+        """The store that holds records of closed tasks."""
+        return self._store
+
+    async def start(self, task_id: str, context_id: str, message: Message) -> InboxReceipt:
+        """Start a new task's workflow with `message` in its inbox, in one call."""
+        operation = WithStartWorkflowOperation(
+            TaskWorkflow.run,
+            TaskStart(
+                task_id=task_id,
+                context_id=context_id,
+                history_event_bound=self._history_event_bound,
+            ),
+            id=task_id,
+            task_queue=self._task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        )
+        try:
+            return await self._client.execute_update_with_start_workflow(
+                TaskWorkflow.inbox, message, start_workflow_operation=operation
+            )
+        except WorkflowUpdateFailedError as error:
+            raise _refusal(task_id, error) from error
+
+    async def send(self, task_id: str, message: Message) -> InboxReceipt:
+        """Deliver `message` to an existing task; never starts a workflow."""
+        try:
+            return await self._handle(task_id).execute_update(TaskWorkflow.inbox, message)
+        except WorkflowUpdateFailedError as error:
+            raise _refusal(task_id, error) from error
+        except RPCError as error:
+            if error.status != RPCStatusCode.NOT_FOUND:
+                raise
+            if await self._store.get_task(task_id) is not None or await self._closed(task_id):
+                raise FinalTaskError(f"task {task_id} is final and takes no more messages") from error
+            raise UnknownTaskError(f"no task {task_id}") from error
+
+    async def snapshot(self, task_id: str) -> TaskSnapshot | None:
+        """The task as it stands, or None when no such task exists."""
+        record = await self._store.get_task(task_id)
+        if record is not None and record.task.status.state in TERMINAL_STATES:
+            return TaskSnapshot(task=record.task, version=record.version)
+        try:
+            return await self._handle(task_id).query(TaskWorkflow.task, rpc_timeout=QUERY_TIMEOUT)
+        except RPCError as error:
+            if record is not None:
+                logger.warning("task %s: query failed (%s); answering from the store", task_id, error)
+                return TaskSnapshot(task=record.task, version=record.version)
+            if error.status == RPCStatusCode.NOT_FOUND:
+                return None
+            raise
+
+    async def watch(self, task_id: str, cursor: int) -> EventPage:
+        """Wait for events past `cursor`; raises `WatchUnavailableError` when reading must do."""
+        try:
+            return await self._handle(task_id).execute_update(TaskWorkflow.watch, cursor)
+        except RPCError as error:
+            if error.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.RESOURCE_EXHAUSTED):
+                raise WatchUnavailableError(str(error)) from error
+            raise
+
+    async def read(self, task_id: str, cursor: int) -> EventPage:
+        """Events past `cursor` without waiting: from the final record, else by query."""
+        record = await self._store.get_task(task_id)
+        if record is not None and record.events:
+            return _page_of(record, cursor)
+        return await self._handle(task_id).query(
+            TaskWorkflow.events_since, cursor, rpc_timeout=QUERY_TIMEOUT
+        )
+
+    async def cancel(self, task_id: str, reason: str) -> None:
+        """Ask the task to end CANCELED."""
+        try:
+            await self._handle(task_id).signal(TaskWorkflow.cancel, reason)
+        except RPCError as error:
+            if error.status != RPCStatusCode.NOT_FOUND:
+                raise
+            raise FinalTaskError(f"task {task_id} is already final") from error
+
+    async def _closed(self, task_id: str) -> bool:
+        try:
+            await self._handle(task_id).describe()
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND:
+                return False
+            raise
+        return True
+
+    def _handle(self, task_id: str) -> WorkflowHandle[TaskWorkflow, TaskSnapshot]:
+        return self._client.get_workflow_handle_for(TaskWorkflow.run, task_id)
+
+
+def _refusal(task_id: str, error: WorkflowUpdateFailedError) -> Exception:
+    cause = error.cause
+    if isinstance(cause, ApplicationError):
+        if cause.type == FINAL_TASK_ERROR:
+            return FinalTaskError(f"task {task_id} is final and takes no more messages")
+        if cause.type == EMPTY_MESSAGE_ERROR:
+            return InvalidMessageError(cause.message)
+    return error
+
+
+def _page_of(record: TaskRecord, cursor: int) -> EventPage:
+    start = max(cursor, 0)
+    events = tuple(
+        LoggedEvent(seq=seq, event=event)
+        for seq, event in enumerate(record.events[start : start + PAGE_SIZE], start=start)
+    )
+    return EventPage(
+        events=events,
+        next_cursor=start + len(events),
+        state=record.task.status.state,
+        log_length=len(record.events),
+        closing=True,
+    )

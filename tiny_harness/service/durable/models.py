@@ -1,0 +1,130 @@
+"""The typed payloads that cross the Temporal boundary for a task.
+
+Workflow inputs, update and query results, activity inputs: each is one pydantic model, so
+a field can be added later without breaking a caller, and history holds readable JSON.
+A2A types travel as `ProtoJson` fields, never as copies of their fields.
+"""
+
+from __future__ import annotations
+
+from a2a.types import Message, StreamResponse, Task
+from pydantic import BaseModel, Field
+
+from tiny_harness.harness.core.plan import Plan
+from tiny_harness.harness.core.proto import ProtoJson
+from tiny_harness.harness.models.llm import InputItem, LLMRequest
+from tiny_harness.harness.tools.definition import ToolCall
+
+
+class LoggedEvent(BaseModel, frozen=True):
+    """One entry of a task's durable event log; `seq` is gap-free from 0 across runs."""
+
+    seq: int
+    event: ProtoJson[StreamResponse]
+
+
+class PendingQuestion(BaseModel, frozen=True):
+    """The open `ask_participant` call the task is waiting on."""
+
+    call_id: str
+    question: str
+    options: tuple[str, ...] = ()
+
+
+class TaskRun(BaseModel):
+    """Everything a task workflow knows; carried whole across continue-as-new."""
+
+    task: ProtoJson[Task]
+    conversation: list[InputItem] = Field(default_factory=list)
+    plan: Plan | None = None
+    mailbox: list[ProtoJson[Message]] = Field(default_factory=list)
+    seen_message_ids: list[str] = Field(default_factory=list)
+    events: list[LoggedEvent] = Field(default_factory=list)
+    pending_question: PendingQuestion | None = None
+    cancel_reason: str | None = None
+    llm_calls: int = 0
+
+    @property
+    def next_seq(self) -> int:
+        """The sequence number the next recorded event gets."""
+        return len(self.events)
+
+
+class TaskStart(BaseModel, frozen=True):
+    """The input of `TaskWorkflow.run`: a new task's ids, or a whole run to carry on."""
+
+    task_id: str
+    context_id: str
+    history_event_bound: int = Field(default=10_000, ge=100)
+    carried: TaskRun | None = None
+
+
+class InboxReceipt(BaseModel, frozen=True):
+    """What the sender of a message learns once the workflow has it in history.
+
+    Stream the task from `cursor` on: for a new task that is 0 (the log opens with the
+    task itself); for a later message, first show `task`, then events from `cursor`.
+    """
+
+    task: ProtoJson[Task]
+    cursor: int
+    duplicate: bool = False
+
+
+class EventPage(BaseModel, frozen=True):
+    """Events of a task's log from a cursor on, and what the reader should do next.
+
+    `closing` is set when the run is ending (finished, or rolling over to a new run by
+    continue-as-new); a reader then reads the rest of the log by query, not by watching.
+    """
+
+    events: tuple[LoggedEvent, ...]
+    next_cursor: int
+    state: int
+    log_length: int
+    closing: bool = False
+
+
+class TaskSnapshot(BaseModel, frozen=True):
+    """The task as of event `version` of its log."""
+
+    task: ProtoJson[Task]
+    version: int
+
+
+class IntakeInput(BaseModel, frozen=True):
+    """Input of the `intake` activity: one message drained from the mailbox."""
+
+    task_id: str
+    message: ProtoJson[Message]
+    reply_to: str | None = None
+
+
+class AssembleInput(BaseModel, frozen=True):
+    """Input of the `assemble_context` activity."""
+
+    task_id: str
+    conversation: tuple[InputItem, ...]
+    plan: Plan | None = None
+
+
+class InvokeLLMInput(BaseModel, frozen=True):
+    """Input of the `invoke_llm` activity."""
+
+    task_id: str
+    request: LLMRequest
+
+
+class InvokeToolInput(BaseModel, frozen=True):
+    """Input of the `invoke_tool` activity: one call, so a veto or retry touches it alone."""
+
+    task_id: str
+    call: ToolCall
+
+
+class PersistInput(BaseModel, frozen=True):
+    """Input of the `persist` activity."""
+
+    task: ProtoJson[Task]
+    version: int
+    events: tuple[ProtoJson[StreamResponse], ...] = ()

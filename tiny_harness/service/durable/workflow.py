@@ -1,0 +1,417 @@
+"""`TaskWorkflow`: one durable workflow per A2A task, running the agent loop.
+
+    inbox (update) ──► mailbox ──► intake ─► assemble_context ─► invoke_llm ─┐
+                                     ▲                                     │ tool calls?
+                                     │ reply                    no ◄───────┤
+                          INPUT_REQUIRED wait          invoke_tool ×N ◄─── yes
+                                                       (commands applied here)
+    every step appends A2A events to the durable log ──► watch (update) / events_since (query)
+
+The workflow holds state and awaits activities or conditions: no I/O, no clock, no
+randomness (ids come from `workflow.uuid4()`, times from `workflow.now()`). A message is in
+history once `inbox` returns, before the server answers its sender. Readers follow the log
+with `watch`, an update that returns as soon as an event past their cursor exists, so an
+event reaches a streaming client without any polling delay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from a2a.types import Message, StreamResponse, TaskState
+    from pydantic import JsonValue
+
+    from tiny_harness.errors import PlanError
+    from tiny_harness.harness.core.plan import Plan
+    from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, ToolResultItem
+    from tiny_harness.harness.tools.definition import ToolCall, ToolResult, WorkflowCommand
+    from tiny_harness.service.durable import event_log
+    from tiny_harness.service.durable.activities import TaskActivities
+    from tiny_harness.service.durable.models import (
+        AssembleInput,
+        EventPage,
+        InboxReceipt,
+        IntakeInput,
+        InvokeLLMInput,
+        InvokeToolInput,
+        LoggedEvent,
+        PendingQuestion,
+        PersistInput,
+        TaskRun,
+        TaskSnapshot,
+        TaskStart,
+    )
+
+FINAL_TASK_ERROR = "FinalTask"
+"""`ApplicationError.type` of an inbox update refused because the task is final."""
+
+EMPTY_MESSAGE_ERROR = "EmptyMessage"
+"""`ApplicationError.type` of an inbox update refused because the message has no parts."""
+
+MAX_WAITING_WATCHES = 8
+"""Watches parked at once; the oldest is released past this, so abandoned readers cannot
+exhaust Temporal's per-workflow limit on in-flight updates."""
+
+PAGE_SIZE = 200
+
+_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=5,
+)
+_SHORT = timedelta(seconds=30)
+_LONG = timedelta(minutes=5)
+_HEARTBEAT = timedelta(seconds=30)
+
+
+@workflow.defn
+class TaskWorkflow:
+    """One A2A task. Contract:
+
+    - `inbox` (update): accept a message; refused (`FinalTask`) once the task is final,
+      idempotent on `message_id`. Returns an `InboxReceipt` once the message is in history.
+    - `cancel` (signal): end the task CANCELED, cancelling the activity in flight.
+    - `watch` (update): wait until the log has events past a cursor, then return them.
+    - `events_since` / `task` (queries): the log from a cursor; the current snapshot.
+    """
+
+    @workflow.init
+    def __init__(self, start: TaskStart) -> None:
+        self._start = start
+        self._run = start.carried or TaskRun(
+            task=event_log.new_task(start.task_id, start.context_id, workflow.now())
+        )
+        self._closing = False
+        self._rolling = False
+        self._cancel_requested = self._run.cancel_reason is not None
+        self._driver: asyncio.Task[None] | None = None
+        self._watch_serial = 0
+        self._parked: deque[int] = deque()
+        self._released: set[int] = set()
+        self._persisting: list[asyncio.Task[None]] = []
+
+    # ---- run ---------------------------------------------------------------------------
+
+    @workflow.run
+    async def run(self, start: TaskStart) -> TaskSnapshot:
+        """Drive the loop until the task is final; then persist the whole log and close."""
+        self._driver = asyncio.create_task(self._drive())
+        try:
+            await self._driver
+        except asyncio.CancelledError:
+            if not self._cancel_requested:
+                self._cancel_requested = True
+                self._run.cancel_reason = "the workflow was cancelled"
+        except ActivityError as error:
+            self._fail(f"An activity failed after its retries: {error.cause or error}")
+        if self._cancel_requested and not self._is_final():
+            reason = self._run.cancel_reason or "canceled"
+            self._set_state(TaskState.TASK_STATE_CANCELED, f"Task canceled: {reason}")
+        return await self._close()
+
+    async def _drive(self) -> None:
+        """The loop: assemble, call the model, run its tool calls, until it answers."""
+        if self._run.llm_calls == 0:
+            await workflow.wait_condition(lambda: bool(self._run.mailbox))
+        await self._drain_mailbox()
+        if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
+            self._set_state(TaskState.TASK_STATE_WORKING)
+        while True:
+            if self._should_roll_over():
+                await self._roll_over()
+            response = await self._call_llm()
+            if not response.tool_calls:
+                self._complete(response.output_text)
+                return
+            for call in response.tool_calls:
+                await self._run_tool(call)
+            if self._run.pending_question is not None:
+                await self._wait_for_reply()
+            elif self._run.mailbox:
+                await self._drain_mailbox()
+
+    async def _call_llm(self) -> LLMResponse:
+        request = await workflow.execute_activity_method(
+            TaskActivities.assemble_context,
+            AssembleInput(
+                task_id=self._start.task_id,
+                conversation=tuple(self._run.conversation),
+                plan=self._run.plan,
+            ),
+            start_to_close_timeout=_SHORT,
+            retry_policy=_RETRY,
+        )
+        response = await workflow.execute_activity_method(
+            TaskActivities.invoke_llm,
+            InvokeLLMInput(task_id=self._start.task_id, request=request),
+            start_to_close_timeout=_LONG,
+            heartbeat_timeout=_HEARTBEAT,
+            retry_policy=_RETRY,
+        )
+        self._run.llm_calls += 1
+        self._run.conversation.append(
+            AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
+        )
+        if response.tool_calls and response.output_text:
+            self._say(response.output_text)
+        return response
+
+    async def _run_tool(self, call: ToolCall) -> None:
+        outcome = await workflow.execute_activity_method(
+            TaskActivities.invoke_tool,
+            InvokeToolInput(task_id=self._start.task_id, call=call),
+            start_to_close_timeout=_LONG,
+            heartbeat_timeout=_HEARTBEAT,
+            retry_policy=_RETRY,
+        )
+        result = outcome.result
+        if outcome.command is not None:
+            result = self._apply(outcome.command)
+        if result is not None:
+            self._run.conversation.append(
+                ToolResultItem(
+                    call_id=result.call_id, name=result.name, text=result.text, is_error=result.is_error
+                )
+            )
+
+    def _apply(self, command: WorkflowCommand) -> ToolResult | None:
+        """Apply an intrinsic's command; None when the result comes later (a reply)."""
+        try:
+            if command.kind == "attach_plan":
+                self._run.plan = Plan.model_validate(command.payload["plan"])
+                self._say("Plan:\n" + self._run.plan.render(), plan=True)
+            elif command.kind == "complete_step":
+                step_id, output = str(command.payload["step_id"]), str(command.payload["output"])
+                if self._run.plan is None:
+                    raise PlanError("there is no plan yet; call create_plan first")
+                self._run.plan = self._run.plan.complete(step_id, output)
+                self._say(f"Step {step_id} done: {output}".rstrip(": "), plan=True)
+            elif command.kind == "wait_for_reply":
+                return self._ask(command)
+        except PlanError as error:
+            return _error_result(command, f"{error.code}: {error.message}")
+        return command.result
+
+    def _ask(self, command: WorkflowCommand) -> ToolResult | None:
+        if self._run.pending_question is not None:
+            return _error_result(command, "one question at a time: wait for the first reply")
+        options = command.payload.get("options") or []
+        self._run.pending_question = PendingQuestion(
+            call_id=command.call_id,
+            question=str(command.payload["question"]),
+            options=tuple(str(o) for o in options) if isinstance(options, list) else (),
+        )
+        return None
+
+    async def _wait_for_reply(self) -> None:
+        question = self._run.pending_question
+        if question is None:
+            return
+        data: JsonValue = {"options": list(question.options)} if question.options else None
+        self._set_state(TaskState.TASK_STATE_INPUT_REQUIRED, question.question, data=data)
+        await workflow.wait_condition(lambda: bool(self._run.mailbox))
+        await self._drain_mailbox()
+        self._set_state(TaskState.TASK_STATE_WORKING)
+
+    async def _drain_mailbox(self) -> None:
+        """Take every waiting message through intake; the first answers an open question."""
+        while self._run.mailbox:
+            message = self._run.mailbox.pop(0)
+            question = self._run.pending_question
+            item = await workflow.execute_activity_method(
+                TaskActivities.intake,
+                IntakeInput(
+                    task_id=self._start.task_id,
+                    message=message,
+                    reply_to=question.call_id if question else None,
+                ),
+                start_to_close_timeout=_SHORT,
+                retry_policy=_RETRY,
+            )
+            self._run.pending_question = None
+            self._run.conversation.append(item)
+
+    # ---- events and state ------------------------------------------------------------------
+
+    def _record(self, event: StreamResponse) -> None:
+        event_log.apply_event(self._run.task, event)
+        self._run.events.append(LoggedEvent(seq=self._run.next_seq, event=event))
+
+    def _set_state(
+        self, state: TaskState.ValueType, text: str | None = None, *, data: JsonValue = None
+    ) -> None:
+        message = None
+        if text is not None:
+            message = event_log.agent_message(self._run.task, str(workflow.uuid4()), text, data)
+        self._record(event_log.status_event(self._run.task, state, workflow.now(), message))
+        self._persist()
+
+    def _say(self, text: str, *, plan: bool = False) -> None:
+        """A progress message while WORKING; plan changes carry the plan as a data part."""
+        data = self._run.plan.model_dump(mode="json") if plan and self._run.plan else None
+        message = event_log.agent_message(
+            self._run.task,
+            str(workflow.uuid4()),
+            text,
+            data=data,
+            media_type=event_log.PLAN_MEDIA_TYPE if data else "",
+        )
+        state = TaskState.TASK_STATE_WORKING
+        self._record(event_log.status_event(self._run.task, state, workflow.now(), message))
+
+    def _complete(self, answer: str) -> None:
+        self._record(
+            event_log.artifact_event(self._run.task, str(workflow.uuid4()), "answer", answer)
+        )
+        self._set_state(TaskState.TASK_STATE_COMPLETED)
+
+    def _fail(self, reason: str) -> None:
+        workflow.logger.warning("task %s failed: %s", self._start.task_id, reason)
+        if not self._is_final():
+            self._set_state(TaskState.TASK_STATE_FAILED, reason)
+
+    def _is_final(self) -> bool:
+        return self._run.task.status.state in event_log.TERMINAL_STATES
+
+    def _persist(self, *, final: bool = False) -> None:
+        """Write the snapshot in the background; the version makes late writes harmless."""
+        events = tuple(e.event for e in self._run.events) if final else ()
+        data = PersistInput(task=self._run.task, version=self._run.next_seq, events=events)
+        self._persisting.append(
+            asyncio.create_task(
+                workflow.execute_activity_method(
+                    TaskActivities.persist,
+                    data,
+                    start_to_close_timeout=_SHORT,
+                    retry_policy=RetryPolicy(maximum_attempts=10),
+                )
+            )
+        )
+
+    async def _settle_persists(self) -> None:
+        results = await asyncio.gather(*self._persisting, return_exceptions=True)
+        self._persisting.clear()
+        for result in results:
+            if isinstance(result, BaseException):
+                workflow.logger.error("task %s: persist failed: %s", self._start.task_id, result)
+
+    async def _close(self) -> TaskSnapshot:
+        self._persist(final=True)
+        await self._settle_persists()
+        self._closing = True
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
+
+    # ---- continue-as-new ---------------------------------------------------------------------
+
+    def _should_roll_over(self) -> bool:
+        info = workflow.info()
+        length = info.get_current_history_length()
+        return length > self._start.history_event_bound or info.is_continue_as_new_suggested()
+
+    async def _roll_over(self) -> None:
+        await self._settle_persists()
+        self._rolling = True
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        workflow.continue_as_new(
+            TaskStart(
+                task_id=self._start.task_id,
+                context_id=self._start.context_id,
+                history_event_bound=self._start.history_event_bound,
+                carried=self._run,
+            )
+        )
+
+    # ---- handlers ----------------------------------------------------------------------------
+
+    @workflow.update
+    async def inbox(self, message: Message) -> InboxReceipt:
+        """Accept one message into the mailbox; a repeated `message_id` is not taken twice."""
+        if message.message_id in self._run.seen_message_ids:
+            return InboxReceipt(task=self._run.task, cursor=self._run.next_seq, duplicate=True)
+        self._run.seen_message_ids.append(message.message_id)
+        bound = event_log.bound_message(message, self._run.task)
+        self._run.mailbox.append(bound)
+        self._run.task.history.append(bound)
+        if self._run.events:
+            return InboxReceipt(task=self._run.task, cursor=self._run.next_seq)
+        self._record(event_log.task_event(self._run.task))
+        self._persist()
+        return InboxReceipt(task=self._run.task, cursor=0)
+
+    @inbox.validator
+    def _validate_inbox(self, message: Message) -> None:
+        if self._is_final() or self._cancel_requested or self._closing:
+            # A run rolling over to continue-as-new still takes messages: they are
+            # carried in the mailbox to the next run.
+            state = TaskState.Name(self._run.task.status.state)
+            raise ApplicationError(f"task is final ({state})", type=FINAL_TASK_ERROR)
+        if not message.parts:
+            raise ApplicationError("a message needs at least one part", type=EMPTY_MESSAGE_ERROR)
+
+    @workflow.signal
+    def cancel(self, reason: str) -> None:
+        """End the task CANCELED; the activity in flight is cancelled."""
+        if self._cancel_requested or self._is_final():
+            return
+        self._cancel_requested = True
+        self._run.cancel_reason = reason or "canceled by request"
+        if self._driver is not None:
+            self._driver.cancel()
+
+    @workflow.update
+    async def watch(self, cursor: int) -> EventPage:
+        """Return the events past `cursor` as soon as there are any (or the run is ending)."""
+        self._watch_serial += 1
+        serial = self._watch_serial
+        self._parked.append(serial)
+        if len(self._parked) > MAX_WAITING_WATCHES:
+            self._released.add(self._parked.popleft())
+        await workflow.wait_condition(
+            lambda: self._run.next_seq > cursor
+            or self._closing
+            or self._rolling
+            or serial in self._released
+        )
+        self._released.discard(serial)
+        if serial in self._parked:
+            self._parked.remove(serial)
+        return self._page(cursor)
+
+    @watch.validator
+    def _validate_watch(self, cursor: int) -> None:
+        if cursor < 0 or cursor > self._run.next_seq:
+            raise ApplicationError(f"cursor {cursor} is outside the log (0..{self._run.next_seq})")
+
+    @workflow.query
+    def events_since(self, cursor: int) -> EventPage:
+        """The log from `cursor` on (at most one page)."""
+        return self._page(cursor)
+
+    @workflow.query
+    def task(self) -> TaskSnapshot:
+        """The task as its events describe it now."""
+        return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
+
+    def _page(self, cursor: int) -> EventPage:
+        events = tuple(self._run.events[max(cursor, 0) : max(cursor, 0) + PAGE_SIZE])
+        return EventPage(
+            events=events,
+            next_cursor=max(cursor, 0) + len(events),
+            state=self._run.task.status.state,
+            log_length=self._run.next_seq,
+            closing=self._closing or self._rolling,
+        )
+
+
+def _error_result(command: WorkflowCommand, text: str) -> ToolResult:
+    return ToolResult(call_id=command.call_id, name=command.result.name, text=text, is_error=True)
+

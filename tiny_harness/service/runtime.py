@@ -1,0 +1,119 @@
+"""Running the harness: Temporal (embedded or remote), the worker, and the A2A server.
+
+    serve:  connect/start Temporal ─► store ─► worker ─┬─► A2A server (uvicorn)
+    worker: connect Temporal ─► store ─► worker ───────┘
+
+Each component logs one line with its address when it is up. Shutdown (SIGINT/SIGTERM,
+which cancel the main task so every `finally` runs) stops the server, then the worker, then
+the embedded Temporal server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextlib import AsyncExitStack, nullcontext
+from typing import override
+
+import uvicorn
+
+from tiny_harness.config import Settings
+from tiny_harness.harness.models.factory import choose_model
+from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.service.a2a.app import create_app
+from tiny_harness.service.a2a.card import build_agent_card
+from tiny_harness.service.durable.activities import TaskActivities
+from tiny_harness.service.durable.gateway import TaskGateway
+from tiny_harness.service.durable.temporal import TemporalConnection, connect
+from tiny_harness.service.durable.worker import build_worker
+
+logger = logging.getLogger("tiny_harness")
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handling: the process's handler owns shutdown."""
+
+    @override
+    def capture_signals(self) -> nullcontext[None]:  # type: ignore[override]
+        return nullcontext()
+
+
+async def _temporal(settings: Settings, stack: AsyncExitStack) -> TemporalConnection:
+    connection = await connect(settings.temporal, settings.data_dir, stack)
+    kind = "embedded dev server" if connection.embedded else "cluster"
+    logger.info(
+        "temporal: %s at %s, namespace %s",
+        kind,
+        connection.address,
+        settings.temporal.namespace,
+    )
+    if connection.ui_url:
+        logger.info("temporal ui: %s", connection.ui_url)
+    return connection
+
+
+async def run_worker(settings: Settings) -> None:
+    """Run only the worker, against the configured (remote) Temporal."""
+    async with AsyncExitStack() as stack:
+        connection = await _temporal(settings, stack)
+        store = SqliteStore(settings.store_path)
+        stack.push_async_callback(store.close)
+        chosen = choose_model(settings.model)
+        worker = build_worker(
+            connection.client,
+            task_queue=settings.temporal.task_queue,
+            activities=TaskActivities(chosen.llm, store),
+        )
+        logger.info("model: %s", chosen.description)
+        logger.info("worker: task queue %s", settings.temporal.task_queue)
+        await worker.run()
+
+
+async def serve(settings: Settings) -> None:
+    """Run Temporal (embedded unless an address is set), a worker and the A2A server."""
+    async with AsyncExitStack() as stack:
+        connection = await _temporal(settings, stack)
+        store = SqliteStore(settings.store_path)
+        stack.push_async_callback(store.close)
+        logger.info("store: sqlite at %s", settings.store_path)
+        chosen = choose_model(settings.model)
+        logger.info("model: %s", chosen.description)
+        worker = build_worker(
+            connection.client,
+            task_queue=settings.temporal.task_queue,
+            activities=TaskActivities(chosen.llm, store),
+        )
+        gateway = TaskGateway(connection.client, task_queue=settings.temporal.task_queue, store=store)
+        card = build_agent_card(settings.advertised_url, model=chosen.description)
+        app = create_app(gateway, card, max_request_bytes=settings.server.max_request_bytes)
+        server = _Server(
+            uvicorn.Config(
+                app,
+                host=settings.server.host,
+                port=settings.server.port,
+                log_config=None,
+                access_log=False,
+                lifespan="off",
+                # Open SSE streams would otherwise hold shutdown until their tasks finish;
+                # a client reconnects with SubscribeToTask and loses nothing.
+                timeout_graceful_shutdown=2,
+            )
+        )
+        async with worker:
+            logger.info("worker: task queue %s", settings.temporal.task_queue)
+            serving = asyncio.create_task(server.serve())
+            try:
+                while not server.started and not serving.done():
+                    await asyncio.sleep(0.02)
+                if server.started:
+                    logger.info(
+                        "a2a: listening on http://%s:%d, agent card %s/.well-known/agent-card.json",
+                        settings.server.host,
+                        settings.server.port,
+                        settings.advertised_url,
+                    )
+                await asyncio.shield(serving)
+            finally:
+                server.should_exit = True
+                if not serving.done():
+                    await serving
