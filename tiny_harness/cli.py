@@ -90,9 +90,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TinyHarnessError as error:
         logger.error("%s: %s", error.code, error.message)
         return EXIT_FAILURE
-    except SystemExit as exit_:
-        # uvicorn exits this way when it cannot bind; it has logged why.
-        return int(exit_.code or EXIT_FAILURE) if isinstance(exit_.code, int) else EXIT_FAILURE
     return 0
 
 

@@ -12,30 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from contextlib import AsyncExitStack, nullcontext
-from typing import override
-
-import uvicorn
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
 
 from tiny_harness.config import Settings
 from tiny_harness.harness.models.factory import choose_model
 from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.persistence.store import Store
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.temporal import TemporalConnection, connect
 from tiny_harness.service.durable.worker import build_worker
+from tiny_harness.service.http import HttpServer
 
 logger = logging.getLogger("tiny_harness")
-
-
-class _Server(uvicorn.Server):
-    """uvicorn without its own signal handling: the process's handler owns shutdown."""
-
-    @override
-    def capture_signals(self) -> nullcontext[None]:  # type: ignore[override]
-        return nullcontext()
 
 
 async def _temporal(settings: Settings, stack: AsyncExitStack) -> TemporalConnection:
@@ -69,51 +61,48 @@ async def run_worker(settings: Settings) -> None:
         await worker.run()
 
 
+@dataclass(frozen=True)
+class RunningHarness:
+    """A started harness: where it answers, and its Temporal client and store."""
+
+    url: str
+    temporal: TemporalConnection
+    store: Store
+
+
+async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarness:
+    """Start Temporal (embedded unless an address is set), a worker and the A2A server.
+
+    Everything started is stopped, in reverse order, when `stack` closes.
+    """
+    connection = await _temporal(settings, stack)
+    store = SqliteStore(settings.store_path)
+    stack.push_async_callback(store.close)
+    logger.info("store: sqlite at %s", settings.store_path)
+    chosen = choose_model(settings.model)
+    logger.info("model: %s", chosen.description)
+    task_queue = settings.temporal.task_queue
+    worker = build_worker(
+        connection.client, task_queue=task_queue, activities=TaskActivities(chosen.llm, store)
+    )
+    await stack.enter_async_context(worker)
+    logger.info("worker: task queue %s", task_queue)
+    gateway = TaskGateway(connection.client, task_queue=task_queue, store=store)
+    card = build_agent_card(settings.advertised_url, model=chosen.description)
+    app = create_app(gateway, card, max_request_bytes=settings.server.max_request_bytes)
+    http = await stack.enter_async_context(
+        HttpServer(app, host=settings.server.host, port=settings.server.port)
+    )
+    logger.info(
+        "a2a: listening on %s, agent card %s/.well-known/agent-card.json",
+        http.url,
+        settings.advertised_url,
+    )
+    return RunningHarness(url=http.url, temporal=connection, store=store)
+
+
 async def serve(settings: Settings) -> None:
-    """Run Temporal (embedded unless an address is set), a worker and the A2A server."""
+    """Run the harness until cancelled (SIGINT/SIGTERM)."""
     async with AsyncExitStack() as stack:
-        connection = await _temporal(settings, stack)
-        store = SqliteStore(settings.store_path)
-        stack.push_async_callback(store.close)
-        logger.info("store: sqlite at %s", settings.store_path)
-        chosen = choose_model(settings.model)
-        logger.info("model: %s", chosen.description)
-        worker = build_worker(
-            connection.client,
-            task_queue=settings.temporal.task_queue,
-            activities=TaskActivities(chosen.llm, store),
-        )
-        gateway = TaskGateway(connection.client, task_queue=settings.temporal.task_queue, store=store)
-        card = build_agent_card(settings.advertised_url, model=chosen.description)
-        app = create_app(gateway, card, max_request_bytes=settings.server.max_request_bytes)
-        server = _Server(
-            uvicorn.Config(
-                app,
-                host=settings.server.host,
-                port=settings.server.port,
-                log_config=None,
-                access_log=False,
-                lifespan="off",
-                # Open SSE streams would otherwise hold shutdown until their tasks finish;
-                # a client reconnects with SubscribeToTask and loses nothing.
-                timeout_graceful_shutdown=2,
-            )
-        )
-        async with worker:
-            logger.info("worker: task queue %s", settings.temporal.task_queue)
-            serving = asyncio.create_task(server.serve())
-            try:
-                while not server.started and not serving.done():
-                    await asyncio.sleep(0.02)
-                if server.started:
-                    logger.info(
-                        "a2a: listening on http://%s:%d, agent card %s/.well-known/agent-card.json",
-                        settings.server.host,
-                        settings.server.port,
-                        settings.advertised_url,
-                    )
-                await asyncio.shield(serving)
-            finally:
-                server.should_exit = True
-                if not serving.done():
-                    await serving
+        await open_harness(settings, stack)
+        await asyncio.Event().wait()

@@ -50,7 +50,7 @@ async def list_all(store: SqliteStore, page_size: int, **filters: object) -> lis
     """Walk every page of a listing; the task ids in the order they were returned."""
     seen: list[str] = []
     token: str | None = None
-    while True:
+    for _ in range(100):  # a cursor that does not advance must fail, not hang
         query = TaskQuery.model_validate({**filters, "page_size": page_size, "page_token": token})
         page = await store.list_tasks(query)
         assert len(page.records) <= page_size
@@ -58,6 +58,7 @@ async def list_all(store: SqliteStore, page_size: int, **filters: object) -> lis
         token = page.next_page_token
         if token is None:
             return seen
+    pytest.fail(f"pagination did not end; saw {seen[:20]}...")
 
 
 # --- reading and writing ---------------------------------------------------------------
@@ -465,3 +466,8 @@ async def test_unreadable_stored_record_raises_store_error(store: SqliteStore) -
 
     with pytest.raises(StoreError, match="unreadable"):
         await store.get_task("t-1")
+
+
+async def test_version_beyond_sqlite_integer_raises_store_error(store: SqliteStore) -> None:
+    with pytest.raises(StoreError, match="write task"):
+        await store.put_task(make_record("t-1", version=2**63))

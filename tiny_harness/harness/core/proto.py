@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 from google.protobuf.message import Message as ProtoMessage
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
@@ -28,8 +28,12 @@ class _ProtoJsonCodec:
             if isinstance(value, message_class):
                 return value
             if isinstance(value, dict):
-                return ParseDict(value, message_class(), ignore_unknown_fields=False)
-            raise TypeError(f"expected {message_class.__name__} or its ProtoJSON object")
+                try:
+                    return ParseDict(value, message_class(), ignore_unknown_fields=False)
+                except ParseError as error:
+                    # A ValueError becomes a pydantic ValidationError, like any bad field.
+                    raise ValueError(f"not a valid {message_class.__name__}: {error}") from error
+            raise ValueError(f"expected {message_class.__name__} or its ProtoJSON object")
 
         def serialise(value: ProtoMessage) -> dict[str, object]:
             return MessageToDict(value, preserving_proto_field_name=False)

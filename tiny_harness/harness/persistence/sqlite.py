@@ -131,7 +131,7 @@ class SqliteStore(Store):
         page_params = list(params)
         if query.page_token is not None:
             after_updated_at, after_id = _decode_token(query.page_token)
-            page_filters.append("(updated_at < ? OR (updated_at = ? AND id <= ?))")
+            page_filters.append("(updated_at < ? OR (updated_at = ? AND id < ?))")
             page_params.extend((after_updated_at, after_updated_at, after_id))
         # Only fixed fragments above are joined into the SQL; every value is a parameter.
         count_sql = "SELECT COUNT(*) FROM tasks" + _where(filters)  # noqa: S608
@@ -182,7 +182,8 @@ class SqliteStore(Store):
             connection = self._open()
             try:
                 return work(connection)
-            except sqlite3.Error as exc:
+            # OverflowError: an int parameter beyond SQLite's 64-bit INTEGER.
+            except (sqlite3.Error, OverflowError) as exc:
                 raise StoreError(f"sqlite store {self._path}: {action} failed: {exc}") from exc
 
     def _open(self) -> sqlite3.Connection:

