@@ -9,6 +9,7 @@ errors, so the A2A layer can map them to protocol errors in one place.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import timedelta
 
@@ -18,6 +19,7 @@ from temporalio.client import (
     WithStartWorkflowOperation,
     WorkflowHandle,
     WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
@@ -118,6 +120,11 @@ class TaskGateway:
         """Wait for events past `cursor`; raises `WatchUnavailableError` when reading must do."""
         try:
             return await self._handle(task_id).execute_update(TaskWorkflow.watch, cursor)
+        except WorkflowUpdateRPCTimeoutOrCancelledError as error:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise asyncio.CancelledError from error
+            raise WatchUnavailableError("the watch timed out") from error
         except RPCError as error:
             if error.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.RESOURCE_EXHAUSTED):
                 raise WatchUnavailableError(str(error)) from error

@@ -111,7 +111,9 @@ class TaskWorkflow:
                 self._cancel_requested = True
                 self._run.cancel_reason = "the workflow was cancelled"
         except ActivityError as error:
-            self._fail(f"An activity failed after its retries: {error.cause or error}")
+            # Cancelling the driver cancels the activity in flight, which surfaces here.
+            if not self._cancel_requested:
+                self._fail(f"An activity failed after its retries: {error.cause or error}")
         if self._cancel_requested and not self._is_final():
             reason = self._run.cancel_reason or "canceled"
             self._set_state(TaskState.TASK_STATE_CANCELED, f"Task canceled: {reason}")

