@@ -44,7 +44,6 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -53,8 +52,8 @@ from pathlib import Path
 from typing import Final, override
 
 import httpx
-from a2a.client import ClientConfig, ClientFactory
 from a2a.client import Client as A2AClient
+from a2a.client import ClientConfig, ClientFactory
 from a2a.helpers import new_task, new_text_message, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
@@ -68,7 +67,6 @@ from a2a.types import (
     AgentSkill,
     Role,
     SendMessageRequest,
-    StreamResponse,
     TaskState,
 )
 from starlette.applications import Starlette
@@ -89,6 +87,7 @@ LAG_TARGET_MS: Final = 20.0
 
 STARTUP_TIMEOUT_S: Final = 60.0
 TASK_TIMEOUT_S: Final = 30.0
+SHUTDOWN_TIMEOUT_S: Final = 30.0
 SETTLE_S: Final = 1.0
 """Pause between the two servers, so the harness's trailing work (final persists, workflows
 closing) is not measured against the plain server."""
@@ -113,9 +112,7 @@ class ScriptedExecutor(AgentExecutor):
             raise ValueError("the request context has no task, context or message")
         # N9: the request handler needs the Task before any status update.
         await event_queue.enqueue_event(
-            new_task(
-                task_id, context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message]
-            )
+            new_task(task_id, context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message])
         )
         updater = TaskUpdater(event_queue, task_id, context_id)
         await updater.start_work()
@@ -182,8 +179,8 @@ class TaskTiming:
 
     first_ms: float
     final_ms: float
-    lags_ms: tuple[float, ...]
-    """Delivery lag of each status update, in arrival order."""
+    lags_ms: tuple[tuple[str, float], ...]
+    """(state, delivery lag) of each status update, in arrival order."""
 
 
 @dataclass
@@ -211,12 +208,14 @@ class ServerResult:
     sequential: ModeResult = field(default_factory=ModeResult)
     concurrent: ModeResult = field(default_factory=ModeResult)
 
-    def lags(self) -> list[float]:
+    def lags(self, state: str | None = None) -> list[float]:
+        """Every delivery lag, or those of status updates to `state` (WORKING, COMPLETED)."""
         return [
             lag
             for mode in (self.sequential, self.concurrent)
             for timing in mode.timings
-            for lag in timing.lags_ms
+            for name, lag in timing.lags_ms
+            if state is None or name == state
         ]
 
 
@@ -228,7 +227,7 @@ async def one_task(client: A2AClient) -> TaskTiming:
     """Send one task and follow its stream to COMPLETED; bounded by `TASK_TIMEOUT_S`."""
     request = SendMessageRequest(message=new_text_message(PROMPT, role=Role.ROLE_USER))
     first: float | None = None
-    lags: list[float] = []
+    lags: list[tuple[str, float]] = []
     kinds: list[str] = []
     async with asyncio.timeout(TASK_TIMEOUT_S):
         start = time.perf_counter()
@@ -243,7 +242,8 @@ async def one_task(client: A2AClient) -> TaskTiming:
                 continue
             status = event.status_update.status
             if status.HasField("timestamp"):
-                lags.append((wall - status.timestamp.ToNanoseconds() / 1e9) * 1000)
+                lag_ms = (wall - status.timestamp.ToNanoseconds() / 1e9) * 1000
+                lags.append((TaskState.Name(status.state).removeprefix("TASK_STATE_"), lag_ms))
             if status.state == COMPLETED:
                 return TaskTiming(
                     first_ms=(first - start) * 1000,
@@ -266,7 +266,9 @@ async def drive(
     name: str, url: str, http: httpx.AsyncClient, *, sequential: int, concurrent: int, rounds: int
 ) -> ServerResult:
     """Warm up, then `rounds` times: `sequential` tasks in turn, `concurrent` tasks at once."""
-    config = ClientConfig(streaming=True, supported_protocol_bindings=["JSONRPC"], httpx_client=http)
+    config = ClientConfig(
+        streaming=True, supported_protocol_bindings=["JSONRPC"], httpx_client=http
+    )
     async with asyncio.timeout(STARTUP_TIMEOUT_S):
         client = await ClientFactory(config).create_from_url(url)
     result = ServerResult(name, url)
@@ -326,7 +328,11 @@ def print_header(args: argparse.Namespace) -> None:
 
 def print_results(results: Sequence[ServerResult]) -> None:
     row = "{:<8} {:<10} {:>6} {:>10} {:>10} {:>10} {:>10} {:>9}"
-    print(row.format("server", "mode", "tasks", "first p50", "first p95", "final p50", "final p95", "tasks/s"))
+    print(
+        row.format(
+            "server", "mode", "tasks", "first p50", "first p95", "final p50", "final p95", "tasks/s"
+        )
+    )
     print("-" * 80)
     for result in results:
         for mode_name, mode in (("seq", result.sequential), ("conc", result.concurrent)):
@@ -376,21 +382,23 @@ def ratio(a: float, b: float) -> str:
 
 def print_lags(harness: ServerResult, plain: ServerResult) -> None:
     print("delivery lag of status updates (client receipt - status.timestamp)")
-    row = "{:<8} {:>8} {:>9} {:>9} {:>9} {:>9}"
-    print(row.format("server", "samples", "p50 ms", "p95 ms", "max ms", "min ms"))
-    print("-" * 57)
+    row = "{:<8} {:<10} {:>8} {:>9} {:>9} {:>9} {:>9}"
+    print(row.format("server", "updates", "samples", "p50 ms", "p95 ms", "max ms", "min ms"))
+    print("-" * 68)
     for result in (harness, plain):
-        lags = result.lags()
-        print(
-            row.format(
-                result.name,
-                len(lags),
-                f"{percentile(lags, 50):.1f}",
-                f"{percentile(lags, 95):.1f}",
-                f"{max(lags, default=math.nan):.1f}",
-                f"{min(lags, default=math.nan):.1f}",
+        for state in (None, "WORKING", "COMPLETED"):
+            lags = result.lags(state)
+            print(
+                row.format(
+                    result.name,
+                    state or "all",
+                    len(lags),
+                    f"{percentile(lags, 50):.1f}",
+                    f"{percentile(lags, 95):.1f}",
+                    f"{max(lags, default=math.nan):.1f}",
+                    f"{min(lags, default=math.nan):.1f}",
+                )
             )
-        )
     lags = harness.lags()
     p50 = percentile(lags, 50)
     met = bool(lags) and p50 <= LAG_TARGET_MS
@@ -408,49 +416,58 @@ def print_lags(harness: ServerResult, plain: ServerResult) -> None:
 
 
 async def run(args: argparse.Namespace) -> None:
-    async with AsyncExitStack() as stack:
-        data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="th-bench-")))
-        script_file = data_dir / "one-turn.yaml"
-        script_file.write_text(SCRIPT_TEXT, encoding="utf-8")
-        settings = load_settings(
-            overrides={
-                "data_dir": str(data_dir / "harness"),
-                "server.port": free_port(),
-                "server.host": HOST,
-                "temporal.embedded_port": 0,
-                "model.script": str(script_file),
-            },
-            environ={},
-        )
-        llm = ScriptedLLM(parse_script(SCRIPT_TEXT, source=str(script_file)), name="one-turn")
-
+    stack = AsyncExitStack()
+    try:
+        await measure(args, stack)
+    finally:
         started = time.perf_counter()
-        async with asyncio.timeout(STARTUP_TIMEOUT_S):
-            harness = await open_harness(settings, stack)
-        print(f"harness up in {time.perf_counter() - started:.1f} s at {harness.url}")
-        async with asyncio.timeout(STARTUP_TIMEOUT_S):
-            plain_url = await open_plain(llm, stack)
-        print(f"plain server up at {plain_url}")
-        print()
+        # Bounded: on timeout the running step is cancelled and the rest still unwind.
+        async with asyncio.timeout(SHUTDOWN_TIMEOUT_S):
+            await stack.aclose()
+        print(f"\nshut down in {time.perf_counter() - started:.1f} s")
 
-        # trust_env=False: no proxy from the environment; all traffic stays on 127.0.0.1.
-        http = await stack.enter_async_context(
-            httpx.AsyncClient(timeout=TASK_TIMEOUT_S, trust_env=False)
-        )
-        counts = {
-            "sequential": args.sequential,
-            "concurrent": args.concurrent,
-            "rounds": args.rounds,
-        }
-        harness_result = await drive("harness", harness.url, http, **counts)
-        await asyncio.sleep(SETTLE_S)
-        plain_result = await drive("plain", plain_url, http, **counts)
 
-        print_results([harness_result, plain_result])
-        print_ratios(harness_result, plain_result)
-        print_lags(harness_result, plain_result)
-        shutdown = time.perf_counter()
-    print(f"\nshut down in {time.perf_counter() - shutdown:.1f} s")
+async def measure(args: argparse.Namespace, stack: AsyncExitStack) -> None:
+    """Start both servers on `stack`, drive them, print the figures."""
+    data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="th-bench-")))
+    script_file = data_dir / "one-turn.yaml"
+    script_file.write_text(SCRIPT_TEXT, encoding="utf-8")
+    settings = load_settings(
+        overrides={
+            "data_dir": str(data_dir / "harness"),
+            "server.host": HOST,
+            "server.port": free_port(),
+            "temporal.embedded_port": 0,
+            "model.script": str(script_file),
+        },
+        environ={},
+    )
+    llm = ScriptedLLM(parse_script(SCRIPT_TEXT, source=str(script_file)), name="one-turn")
+
+    started = time.perf_counter()
+    async with asyncio.timeout(STARTUP_TIMEOUT_S):
+        harness = await open_harness(settings, stack)
+    print(
+        f"harness up in {time.perf_counter() - started:.1f} s at {harness.url} "
+        f"(temporal {harness.temporal.address})"
+    )
+    async with asyncio.timeout(STARTUP_TIMEOUT_S):
+        plain_url = await open_plain(llm, stack)
+    print(f"plain server up at {plain_url}")
+    print()
+
+    # trust_env=False: no proxy from the environment; all traffic stays on 127.0.0.1.
+    http = await stack.enter_async_context(
+        httpx.AsyncClient(timeout=TASK_TIMEOUT_S, trust_env=False)
+    )
+    counts = {"sequential": args.sequential, "concurrent": args.concurrent, "rounds": args.rounds}
+    harness_result = await drive("harness", harness.url, http, **counts)
+    await asyncio.sleep(SETTLE_S)
+    plain_result = await drive("plain", plain_url, http, **counts)
+
+    print_results([harness_result, plain_result])
+    print_ratios(harness_result, plain_result)
+    print_lags(harness_result, plain_result)
 
 
 def positive(text: str) -> int:

@@ -69,7 +69,6 @@ async def running_harness(
     *,
     max_request_bytes: int = 1_048_576,
     history_event_bound: int = 10_000,
-    with_worker: bool = True,
 ) -> AsyncIterator[RunningHarness]:
     task_queue = f"test-{uuid.uuid4()}"
     store = SqliteStore(tmp_path / f"{task_queue}.sqlite3")
@@ -84,10 +83,13 @@ async def running_harness(
         build_agent_card(url, model="scripted test model"),
         max_request_bytes=max_request_bytes,
     )
-    async with httpx.AsyncClient(timeout=30) as http:
-        async with _maybe_worker(temporal, task_queue, TaskActivities(llm, store), with_worker):
-            async with HttpServer(app, host="127.0.0.1", port=port):
-                yield RunningHarness(url, task_queue, store, gateway, temporal, http)
+    worker = build_worker(temporal, task_queue=task_queue, activities=TaskActivities(llm, store))
+    async with (
+        httpx.AsyncClient(timeout=30) as http,
+        worker,
+        HttpServer(app, host="127.0.0.1", port=port),
+    ):
+        yield RunningHarness(url, task_queue, store, gateway, temporal, http)
     await store.close()
 
 
@@ -98,19 +100,10 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@asynccontextmanager
-async def _maybe_worker(
-    temporal: Client, task_queue: str, activities: TaskActivities, enabled: bool
-) -> AsyncIterator[None]:
-    if not enabled:
-        yield
-        return
-    async with build_worker(temporal, task_queue=task_queue, activities=activities):
-        yield
-
-
 def user_message(text: str, *, task_id: str = "", context_id: str = "") -> Message:
-    return new_text_message(text, task_id=task_id or None, context_id=context_id or None, role=Role.ROLE_USER)
+    return new_text_message(
+        text, task_id=task_id or None, context_id=context_id or None, role=Role.ROLE_USER
+    )
 
 
 def send_request(text: str, *, task_id: str = "", context_id: str = "") -> SendMessageRequest:

@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = _settings(args)
     except ConfigError as error:
-        print(f"tiny-harness: configuration error: {error.message}", file=sys.stderr)
+        sys.stderr.write(f"tiny-harness: configuration error: {error.message}\n")
         return EXIT_CONFIG
     _configure_logging(settings.log_level)
     runner = serve(settings) if args.command == "serve" else run_worker(settings)

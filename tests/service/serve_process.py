@@ -55,8 +55,10 @@ class ServeProcess:
 
     async def stop(self) -> int:
         """SIGTERM, then the exit status."""
-        if self._proc is None or self._proc.returncode is not None:
-            return self._proc.returncode if self._proc else 0
+        if self._proc is None:
+            return 0
+        if self._proc.returncode is not None:
+            return self._proc.returncode
         self._proc.send_signal(signal.SIGTERM)
         status = await asyncio.wait_for(self._proc.wait(), timeout=30)
         if self._reader is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -34,7 +33,9 @@ turns:
 
 
 async def a2a_client(url: str, http: httpx.AsyncClient):  # type: ignore[no-untyped-def]
-    config = ClientConfig(streaming=True, supported_protocol_bindings=["JSONRPC"], httpx_client=http)
+    config = ClientConfig(
+        streaming=True, supported_protocol_bindings=["JSONRPC"], httpx_client=http
+    )
     return await ClientFactory(config).create_from_url(url)
 
 
@@ -56,7 +57,9 @@ async def test_restart_while_waiting_for_input_replays_every_event(
     serve = remote_serve(temporal_env, tmp_path, ASK)
     await serve.start()
     async with httpx.AsyncClient(timeout=30) as http:
-        first = await collect((await a2a_client(serve.url, http)).send_message(send_request("shirt")))
+        first = await collect(
+            (await a2a_client(serve.url, http)).send_message(send_request("shirt"))
+        )
         task_id = first[0].task.id
         assert states(first)[-1] == "TASK_STATE_INPUT_REQUIRED"
         assert await serve.stop() == 0
@@ -120,10 +123,11 @@ async def test_quickstart_serve_answers_with_the_builtin_demo(tmp_path: Path) ->
     assert "model: scripted model, built-in demo script (no provider key configured)" in log
     assert f"a2a: listening on {serve.url}" in log
     assert (serve.data_dir / "temporal.sqlite3").exists()
-    leftovers = subprocess.run(
-        ["pgrep", "-f", str(serve.data_dir)], capture_output=True, text=True, check=False
+    pgrep = await asyncio.create_subprocess_exec(
+        "pgrep", "-f", str(serve.data_dir), stdout=asyncio.subprocess.PIPE
     )
-    assert leftovers.stdout == "", "the embedded Temporal server outlived serve"
+    leftovers, _ = await pgrep.communicate()
+    assert leftovers == b"", "the embedded Temporal server outlived serve"
 
 
 async def test_bad_configuration_exits_2_naming_the_variable(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ server stops when its context exits (or the main task is cancelled), never on it
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from contextlib import nullcontext
 from types import TracebackType
 from typing import Self, override
@@ -83,7 +84,6 @@ class HttpServer:
     ) -> None:
         self._server.should_exit = True
         if self._task is not None:
-            try:
+            # uvicorn exits with SystemExit after a failed startup; it has logged why.
+            with contextlib.suppress(SystemExit):
                 await self._task
-            except SystemExit:
-                pass  # uvicorn exits this way after a failed startup; it has logged why

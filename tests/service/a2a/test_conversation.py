@@ -57,7 +57,9 @@ async def test_message_streams_to_completed_with_answer_artifact(
     assert any(text.startswith("Step b done") for text in progress)
 
 
-async def test_both_bindings_give_the_same_conversation(temporal_client: Client, tmp_path: Path) -> None:
+async def test_both_bindings_give_the_same_conversation(
+    temporal_client: Client, tmp_path: Path
+) -> None:
     results = {}
     async with running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as harness:
         for binding in BINDINGS:
@@ -100,7 +102,9 @@ async def test_question_pauses_input_required_and_reply_completes_once(
         assert final.context_id == task.context_id
 
 
-async def test_non_streaming_send_waits_for_the_final_task(temporal_client: Client, tmp_path: Path) -> None:
+async def test_non_streaming_send_waits_for_the_final_task(
+    temporal_client: Client, tmp_path: Path
+) -> None:
     async with running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as harness:
         client = await harness.client(streaming=False)
         results = await collect(client.send_message(send_request("question")))

@@ -1,9 +1,10 @@
-"""Every refusal is the A2A error the specification names, starts no workflow and changes nothing."""
+"""Each refusal is the A2A error the spec names; it starts no workflow and changes nothing."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -108,7 +109,7 @@ async def test_oversized_body_is_refused_before_any_route(harness: RunningHarnes
     )
     assert rest_answer.status_code == 413
 
-    async def chunks():  # type: ignore[no-untyped-def]
+    async def chunks() -> AsyncIterator[bytes]:
         for _ in range(4):
             yield b" " * 2048  # no content-length: the limit must hold for a chunked body too
 
@@ -128,7 +129,9 @@ async def test_message_to_unknown_task_is_task_not_found_and_starts_nothing(
     assert await only_workflows(harness, {control}) == {control}
 
 
-async def test_reply_to_final_task_is_refused_and_history_unchanged(harness: RunningHarness) -> None:
+async def test_reply_to_final_task_is_refused_and_history_unchanged(
+    harness: RunningHarness,
+) -> None:
     task_id = await control_task(harness)
     client = await harness.client()
     before = await client.get_task(GetTaskRequest(id=task_id))

@@ -46,7 +46,9 @@ async def test_cancel_mid_llm_call_moves_task_to_canceled_and_closes_workflow(
         assert not stored.task.artifacts
 
 
-async def test_cancel_while_waiting_for_input_ends_canceled(temporal_client: Client, tmp_path: Path) -> None:
+async def test_cancel_while_waiting_for_input_ends_canceled(
+    temporal_client: Client, tmp_path: Path
+) -> None:
     async with running_harness(temporal_client, tmp_path, ASK) as harness:
         client = await harness.client()
         events = await collect(client.send_message(send_request("start")))
@@ -72,15 +74,20 @@ async def test_repeated_message_id_is_taken_once(temporal_client: Client, tmp_pa
     assert [get_message_text(m) for m in final.history].count("yes") == 1
 
 
-MANY_STEPS = "turns:\n" + "".join(
-    f"  - tool_calls: [{{name: complete_step, arguments: {{step_id: s{i}, output: o}}}}]\n"
-    for i in range(12)
-) + '  - tool_calls: [{name: ask_participant, arguments: {question: "Still there?"}}]\n' + (
-    "  - text: all done\n"
+MANY_STEPS = (
+    "turns:\n"
+    + "".join(
+        f"  - tool_calls: [{{name: complete_step, arguments: {{step_id: s{i}, output: o}}}}]\n"
+        for i in range(12)
+    )
+    + '  - tool_calls: [{name: ask_participant, arguments: {question: "Still there?"}}]\n'
+    + ("  - text: all done\n")
 )
 
 
-async def test_log_replays_whole_across_continue_as_new(temporal_client: Client, tmp_path: Path) -> None:
+async def test_log_replays_whole_across_continue_as_new(
+    temporal_client: Client, tmp_path: Path
+) -> None:
     async with running_harness(
         temporal_client, tmp_path, MANY_STEPS, history_event_bound=100
     ) as harness:
@@ -88,9 +95,7 @@ async def test_log_replays_whole_across_continue_as_new(temporal_client: Client,
         first = await collect(client.send_message(send_request("go")))
         task_id = first[0].task.id
         assert states(first)[-1] == "TASK_STATE_INPUT_REQUIRED"
-        runs = [
-            wf.run_id async for wf in temporal_client.list_workflows(f'WorkflowId="{task_id}"')
-        ]
+        runs = [wf.run_id async for wf in temporal_client.list_workflows(f'WorkflowId="{task_id}"')]
         assert len(runs) > 1, "the bound of 100 history events should have forced a rollover"
 
         replay = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))

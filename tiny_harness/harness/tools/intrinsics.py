@@ -119,9 +119,16 @@ class _Intrinsic[A: BaseModel]:
         return self.build(call, args)
 
 
-_INTRINSICS: Final[Mapping[str, _Intrinsic[CreatePlanArgs] | _Intrinsic[CompleteStepArgs] | _Intrinsic[AskParticipantArgs]]] = {
+_INTRINSICS: Final[
+    Mapping[
+        str,
+        _Intrinsic[CreatePlanArgs] | _Intrinsic[CompleteStepArgs] | _Intrinsic[AskParticipantArgs],
+    ]
+] = {
     "create_plan": _Intrinsic(
-        "Break the task into steps. Call once, before starting the work.", CreatePlanArgs, _create_plan
+        "Break the task into steps. Call once, before starting the work.",
+        CreatePlanArgs,
+        _create_plan,
     ),
     "complete_step": _Intrinsic(
         "Mark a plan step done and record what it produced.", CompleteStepArgs, _complete_step
@@ -152,5 +159,7 @@ def invoke_intrinsic(call: ToolCall) -> WorkflowCommand:
 
 
 def _summarise(error: ValidationError) -> str:
-    parts = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors()]
+    parts = [
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors()
+    ]
     return "; ".join(parts)

@@ -45,7 +45,9 @@ def build_agent_card(base_url: str, *, model: str) -> AgentCard:
             AgentSkill(
                 id="general-task",
                 name="General task",
-                description="Carries out a task described in plain text, asking when it needs input.",
+                description=(
+                    "Carries out a task described in plain text, asking when it needs input."
+                ),
                 tags=["general", "planning"],
                 examples=["Summarise the steps to rotate an API key."],
             )

@@ -53,7 +53,11 @@ class BodyLimitMiddleware:
             body = {"error": {"code": 413, "status": "INVALID_ARGUMENT", "message": text}}
             return JSONResponse(body, status_code=413)
         error = InvalidRequestError(message=text)
-        body_rpc = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": error.message}}
+        body_rpc = {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32600, "message": error.message},
+        }
         return Response(json.dumps(body_rpc), media_type="application/json")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from importlib import resources
@@ -137,6 +137,6 @@ class TaskActivities:
         )
         await self._store.put_task(record)
 
-    def all(self) -> list[object]:
+    def all(self) -> list[Callable[..., Awaitable[object]]]:
         """Every activity, for the worker."""
         return [self.intake, self.assemble_context, self.invoke_llm, self.invoke_tool, self.persist]

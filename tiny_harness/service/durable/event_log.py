@@ -23,7 +23,6 @@ from a2a.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from google.protobuf.json_format import ParseDict
 from google.protobuf.struct_pb2 import Value
 from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import JsonValue
@@ -54,12 +53,18 @@ def timestamp(at: datetime) -> Timestamp:
 
 
 def agent_message(
-    task: Task, message_id: str, text: str, data: JsonValue = None, media_type: str = ""
+    task: Task,
+    message_id: str,
+    text: str,
+    data: dict[str, JsonValue] | None = None,
+    media_type: str = "application/json",
 ) -> Message:
     """An agent message on `task`: a text part, and a data part when `data` is given."""
     parts = [Part(text=text)]
     if data is not None:
-        parts.append(Part(data=ParseDict(data, Value()), media_type=media_type))
+        value = Value()
+        value.struct_value.update(data)
+        parts.append(Part(data=value, media_type=media_type))
     return Message(
         message_id=message_id,
         role=Role.ROLE_AGENT,
@@ -88,7 +93,7 @@ def bound_message(message: Message, task: Task) -> Message:
 
 
 def status_event(
-    task: Task, state: TaskState.ValueType, at: datetime, message: Message | None = None
+    task: Task, state: TaskState, at: datetime, message: Message | None = None
 ) -> StreamResponse:
     """A status update moving `task` to `state`."""
     status = TaskStatus(state=state, timestamp=timestamp(at))
@@ -146,7 +151,7 @@ def _apply_artifact(task: Task, update: TaskArtifactUpdateEvent) -> None:
     task.artifacts.append(update.artifact)
 
 
-def state_of(event: StreamResponse) -> TaskState.ValueType | None:
+def state_of(event: StreamResponse) -> TaskState | None:
     """The task state an event announces, if it announces one."""
     kind = event.WhichOneof("payload")
     if kind == "task":

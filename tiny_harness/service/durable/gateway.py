@@ -98,7 +98,9 @@ class TaskGateway:
             if error.status != RPCStatusCode.NOT_FOUND:
                 raise
             if await self._store.get_task(task_id) is not None or await self._closed(task_id):
-                raise FinalTaskError(f"task {task_id} is final and takes no more messages") from error
+                raise FinalTaskError(
+                    f"task {task_id} is final and takes no more messages"
+                ) from error
             raise UnknownTaskError(f"no task {task_id}") from error
 
     async def snapshot(self, task_id: str) -> TaskSnapshot | None:
@@ -110,7 +112,9 @@ class TaskGateway:
             return await self._handle(task_id).query(TaskWorkflow.task, rpc_timeout=QUERY_TIMEOUT)
         except RPCError as error:
             if record is not None:
-                logger.warning("task %s: query failed (%s); answering from the store", task_id, error)
+                logger.warning(
+                    "task %s: query failed (%s); answering from the store", task_id, error
+                )
                 return TaskSnapshot(task=record.task, version=record.version)
             if error.status == RPCStatusCode.NOT_FOUND:
                 return None

@@ -8,7 +8,7 @@ downloaded. Every client uses the pydantic data converter.
 
 from __future__ import annotations
 
-import os
+import asyncio
 import shutil
 import sysconfig
 from contextlib import AsyncExitStack
@@ -48,7 +48,9 @@ def temporal_cli_path() -> Path:
     return Path(found)
 
 
-async def connect(config: TemporalConfig, data_dir: Path, stack: AsyncExitStack) -> TemporalConnection:
+async def connect(
+    config: TemporalConfig, data_dir: Path, stack: AsyncExitStack
+) -> TemporalConnection:
     """A client for the configured cluster, or for an embedded dev server started here.
 
     An embedded server is stopped when `stack` closes.
@@ -77,7 +79,7 @@ async def _connect_remote(config: TemporalConfig) -> TemporalConnection:
 async def _start_embedded(
     config: TemporalConfig, data_dir: Path, stack: AsyncExitStack
 ) -> TemporalConnection:
-    data_dir.mkdir(parents=True, exist_ok=True)
+    await asyncio.to_thread(data_dir.mkdir, parents=True, exist_ok=True)
     database = data_dir / DATABASE_FILENAME
     port = config.embedded_port or None
     ui_port = config.ui_port or (port + 1000 if port else None)
@@ -95,10 +97,12 @@ async def _start_embedded(
             dev_server_log_level="error",
         )
     except RuntimeError as error:
-        raise TemporalUnavailableError(f"the embedded Temporal server did not start: {error}") from error
+        raise TemporalUnavailableError(
+            f"the embedded Temporal server did not start: {error}"
+        ) from error
     stack.push_async_callback(env.shutdown)
-    if database.exists():
-        os.chmod(database, 0o600)
+    # The database holds every task's history: keep it to its owner.
+    await asyncio.to_thread(database.chmod, 0o600)
     address = env.client.service_client.config.target_host
     ui_url = f"http://127.0.0.1:{ui_port}" if config.ui and ui_port else None
     return TemporalConnection(client=env.client, address=address, embedded=True, ui_url=ui_url)

@@ -3,7 +3,7 @@
     inbox (update) ──► mailbox ──► intake ─► assemble_context ─► invoke_llm ─┐
                                      ▲                                     │ tool calls?
                                      │ reply                    no ◄───────┤
-                          INPUT_REQUIRED wait          invoke_tool ×N ◄─── yes
+                          INPUT_REQUIRED wait          invoke_tool xN ◄─── yes
                                                        (commands applied here)
     every step appends A2A events to the durable log ──► watch (update) / events_since (query)
 
@@ -174,13 +174,16 @@ class TaskWorkflow:
             heartbeat_timeout=_HEARTBEAT,
             retry_policy=_RETRY,
         )
-        result = outcome.result
+        result: ToolResult | None = outcome.result
         if outcome.command is not None:
             result = self._apply(outcome.command)
         if result is not None:
             self._run.conversation.append(
                 ToolResultItem(
-                    call_id=result.call_id, name=result.name, text=result.text, is_error=result.is_error
+                    call_id=result.call_id,
+                    name=result.name,
+                    text=result.text,
+                    is_error=result.is_error,
                 )
             )
 
@@ -217,7 +220,8 @@ class TaskWorkflow:
         question = self._run.pending_question
         if question is None:
             return
-        data: JsonValue = {"options": list(question.options)} if question.options else None
+        options: list[JsonValue] = list(question.options)
+        data: dict[str, JsonValue] | None = {"options": options} if options else None
         self._set_state(TaskState.TASK_STATE_INPUT_REQUIRED, question.question, data=data)
         await workflow.wait_condition(lambda: bool(self._run.mailbox))
         await self._drain_mailbox()
@@ -248,7 +252,7 @@ class TaskWorkflow:
         self._run.events.append(LoggedEvent(seq=self._run.next_seq, event=event))
 
     def _set_state(
-        self, state: TaskState.ValueType, text: str | None = None, *, data: JsonValue = None
+        self, state: TaskState, text: str | None = None, *, data: dict[str, JsonValue] | None = None
     ) -> None:
         message = None
         if text is not None:
@@ -264,7 +268,7 @@ class TaskWorkflow:
             str(workflow.uuid4()),
             text,
             data=data,
-            media_type=event_log.PLAN_MEDIA_TYPE if data else "",
+            media_type=event_log.PLAN_MEDIA_TYPE,
         )
         state = TaskState.TASK_STATE_WORKING
         self._record(event_log.status_event(self._run.task, state, workflow.now(), message))
@@ -378,10 +382,12 @@ class TaskWorkflow:
         if len(self._parked) > MAX_WAITING_WATCHES:
             self._released.add(self._parked.popleft())
         await workflow.wait_condition(
-            lambda: self._run.next_seq > cursor
-            or self._closing
-            or self._rolling
-            or serial in self._released
+            lambda: (
+                self._run.next_seq > cursor
+                or self._closing
+                or self._rolling
+                or serial in self._released
+            )
         )
         self._released.discard(serial)
         if serial in self._parked:
@@ -416,4 +422,3 @@ class TaskWorkflow:
 
 def _error_result(command: WorkflowCommand, text: str) -> ToolResult:
     return ToolResult(call_id=command.call_id, name=command.result.name, text=text, is_error=True)
-
