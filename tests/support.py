@@ -6,7 +6,6 @@ tests never see each other's tasks.
 
 from __future__ import annotations
 
-import socket
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,7 +26,7 @@ from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.worker import build_worker
-from tiny_harness.service.http import HttpServer
+from tiny_harness.service.http import HttpServer, free_port
 
 BINDINGS = ("JSONRPC", "HTTP+JSON")
 
@@ -91,13 +90,6 @@ async def running_harness(
     ):
         yield RunningHarness(url, task_queue, store, gateway, temporal, http)
     await store.close()
-
-
-def free_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def user_message(text: str, *, task_id: str = "", context_id: str = "") -> Message:

@@ -14,7 +14,8 @@ from a2a.utils.errors import UnsupportedOperationError
 from temporalio.testing import WorkflowEnvironment
 
 from tests.service.serve_process import ServeProcess
-from tests.support import collect, free_port, send_request, states
+from tests.support import collect, send_request, states
+from tiny_harness.service.http import free_port
 
 ASK = """
 turns:

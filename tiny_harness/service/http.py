@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from contextlib import nullcontext
 from types import TracebackType
 from typing import Self, override
@@ -18,6 +19,13 @@ from starlette.types import ASGIApp
 from tiny_harness.errors import TinyHarnessError
 
 GRACEFUL_SHUTDOWN_SECONDS = 2
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port on `host` that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
 
 
 class _Server(uvicorn.Server):

@@ -25,7 +25,7 @@ from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.temporal import TemporalConnection, connect
 from tiny_harness.service.durable.worker import build_worker
-from tiny_harness.service.http import HttpServer
+from tiny_harness.service.http import HttpServer, free_port
 
 logger = logging.getLogger("tiny_harness")
 
@@ -73,8 +73,12 @@ class RunningHarness:
 async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarness:
     """Start Temporal (embedded unless an address is set), a worker and the A2A server.
 
-    Everything started is stopped, in reverse order, when `stack` closes.
+    Everything started is stopped, in reverse order, when `stack` closes. Port 0 for the
+    server means a free port, chosen before the card is built so the card names it.
     """
+    if settings.server.port == 0:
+        server = settings.server.model_copy(update={"port": free_port(settings.server.host)})
+        settings = settings.model_copy(update={"server": server})
     connection = await _temporal(settings, stack)
     store = SqliteStore(settings.store_path)
     stack.push_async_callback(store.close)
