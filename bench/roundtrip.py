@@ -354,7 +354,7 @@ def print_results(results: Sequence[ServerResult]) -> None:
 
 
 def print_ratios(harness: ServerResult, plain: ServerResult) -> None:
-    print("harness / plain")
+    print("harness / plain (times: above 1x = harness slower; tasks/s: below 1x = harness fewer)")
     row = "{:<10} {:>10} {:>10} {:>10} {:>10} {:>9}"
     print(row.format("mode", "first p50", "first p95", "final p50", "final p95", "tasks/s"))
     print("-" * 64)
@@ -377,7 +377,11 @@ def print_ratios(harness: ServerResult, plain: ServerResult) -> None:
 
 
 def ratio(a: float, b: float) -> str:
-    return f"{a / b:.1f}x" if b > 0 and not math.isnan(a) else "n/a"
+    """`a / b` as "12.3x"; below 1 with three decimals, so a small ratio does not read 0.0x."""
+    if not b > 0 or math.isnan(a):
+        return "n/a"
+    value = a / b
+    return f"{value:.3f}x" if value < 1 else f"{value:.1f}x"
 
 
 def print_lags(harness: ServerResult, plain: ServerResult) -> None:

@@ -83,13 +83,15 @@ async def running_harness(
         max_request_bytes=max_request_bytes,
     )
     worker = build_worker(temporal, task_queue=task_queue, activities=TaskActivities(llm, store))
-    async with (
-        httpx.AsyncClient(timeout=30) as http,
-        worker,
-        HttpServer(app, host="127.0.0.1", port=port),
-    ):
-        yield RunningHarness(url, task_queue, store, gateway, temporal, http)
-    await store.close()
+    try:
+        async with (
+            httpx.AsyncClient(timeout=30) as http,
+            worker,
+            HttpServer(app, host="127.0.0.1", port=port),
+        ):
+            yield RunningHarness(url, task_queue, store, gateway, temporal, http)
+    finally:
+        await store.close()
 
 
 def user_message(text: str, *, task_id: str = "", context_id: str = "") -> Message:

@@ -77,20 +77,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = _settings(args)
-    except ConfigError as error:
-        sys.stderr.write(f"tiny-harness: configuration error: {error.message}\n")
-        return EXIT_CONFIG
-    _configure_logging(settings.log_level)
-    runner = serve(settings) if args.command == "serve" else run_worker(settings)
-    try:
+        _configure_logging(settings.log_level)
+        runner = serve(settings) if args.command == "serve" else run_worker(settings)
         asyncio.run(_until_signalled(runner))
     except (ConfigError, ScriptError) as error:
-        logger.error("configuration error: %s", error.message)
-        return EXIT_CONFIG
+        return _exit(EXIT_CONFIG, f"configuration error: {error.message}")
     except TinyHarnessError as error:
-        logger.error("%s: %s", error.code, error.message)
-        return EXIT_FAILURE
+        return _exit(EXIT_FAILURE, f"{error.code}: {error.message}")
     return 0
+
+
+def _exit(status: int, text: str) -> int:
+    # Straight to stderr: logging may not be set up yet, and this line must be seen.
+    sys.stderr.write(f"tiny-harness: {text}\n")
+    return status
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
 from tiny_harness.config import Settings
+from tiny_harness.errors import ConfigError
 from tiny_harness.harness.models.factory import choose_model
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import Store
@@ -45,12 +46,21 @@ async def _temporal(settings: Settings, stack: AsyncExitStack) -> TemporalConnec
 
 
 async def run_worker(settings: Settings) -> None:
-    """Run only the worker, against the configured (remote) Temporal."""
+    """Run only the worker, against the configured (remote) Temporal.
+
+    Raises `ConfigError` when no Temporal address is configured: a lone worker has nobody
+    to share an embedded server with.
+    """
+    if settings.temporal.address is None:
+        raise ConfigError(
+            "tiny-harness worker needs a Temporal address: set TINY_HARNESS_TEMPORAL__ADDRESS",
+            variable="TINY_HARNESS_TEMPORAL__ADDRESS",
+        )
+    chosen = choose_model(settings.model)
     async with AsyncExitStack() as stack:
         connection = await _temporal(settings, stack)
         store = SqliteStore(settings.store_path)
         stack.push_async_callback(store.close)
-        chosen = choose_model(settings.model)
         worker = build_worker(
             connection.client,
             task_queue=settings.temporal.task_queue,
@@ -79,11 +89,11 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     if settings.server.port == 0:
         server = settings.server.model_copy(update={"port": free_port(settings.server.host)})
         settings = settings.model_copy(update={"server": server})
+    chosen = choose_model(settings.model)
     connection = await _temporal(settings, stack)
     store = SqliteStore(settings.store_path)
     stack.push_async_callback(store.close)
     logger.info("store: sqlite at %s", settings.store_path)
-    chosen = choose_model(settings.model)
     logger.info("model: %s", chosen.description)
     task_queue = settings.temporal.task_queue
     worker = build_worker(

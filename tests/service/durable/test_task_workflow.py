@@ -10,6 +10,7 @@ from a2a.types import CancelTaskRequest, GetTaskRequest, SubscribeToTaskRequest,
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from tests.support import collect, running_harness, send_request, states, user_message
+from tiny_harness.service.durable.workflow import MAX_WAITING_WATCHES
 
 SLOW = "turns:\n  - text: too late\n    delay_seconds: 30\n"
 ASK = """
@@ -104,3 +105,19 @@ async def test_log_replays_whole_across_continue_as_new(
         ]
         rest = await collect(client.send_message(send_request("yes", task_id=task_id)))
         assert states(rest)[-1] == "TASK_STATE_COMPLETED"
+
+
+async def test_more_readers_than_parked_watches_all_see_the_end(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    slow = "turns:\n  - text: finally\n    delay_seconds: 2\n"
+    async with running_harness(temporal_client, tmp_path, slow) as harness:
+        client = await harness.client()
+        events = await _first_events(client, send_request("wait"), "TASK_STATE_WORKING")
+        task_id = events[0].task.id
+        readers = [
+            collect((await harness.client()).subscribe(SubscribeToTaskRequest(id=task_id)))
+            for _ in range(MAX_WAITING_WATCHES + 4)
+        ]
+        replays = await asyncio.gather(*readers)
+    assert all(states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"] for replay in replays)

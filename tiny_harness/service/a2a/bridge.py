@@ -26,6 +26,10 @@ FALLBACK_POLL_SECONDS: Final = 0.2
 ROLLOVER_PAUSE_SECONDS: Final = 0.05
 """How long the bridge waits for a run that is rolling over to continue-as-new."""
 
+READS_BEFORE_WATCHING_AGAIN: Final = 10
+"""Reads (by query, no history cost) a reader makes after its watch was refused or released
+to make room for others, before it tries to watch again."""
+
 
 async def follow(gateway: TaskGateway, task_id: str, cursor: int) -> AsyncIterator[StreamResponse]:
     """Yield the task's events from `cursor` on until the stream ends.
@@ -33,24 +37,44 @@ async def follow(gateway: TaskGateway, task_id: str, cursor: int) -> AsyncIterat
     The stream ends after a final event, or after an INPUT_REQUIRED/AUTH_REQUIRED event that
     is the newest in the log: a replay runs past earlier pauses to the newest state.
     """
+    reader = _Reader(gateway, task_id)
     while True:
-        page = await _next_page(gateway, task_id, cursor)
+        page = await reader.next_page(cursor)
         for logged in page.events:
             yield logged.event
             cursor = logged.seq + 1
             if _ends_stream(logged, page):
                 return
+        if not page.events and page.closing and page.state in TERMINAL_STATES:
+            return
+
+
+class _Reader:
+    """Pages of one task's log: watched while the workflow takes watches, else read."""
+
+    def __init__(self, gateway: TaskGateway, task_id: str) -> None:
+        self._gateway = gateway
+        self._task_id = task_id
+        self._reads_left = 0
+
+    async def next_page(self, cursor: int) -> EventPage:
+        if self._reads_left == 0:
+            try:
+                page = await self._gateway.watch(self._task_id, cursor)
+            except WatchUnavailableError:
+                self._reads_left = READS_BEFORE_WATCHING_AGAIN
+            else:
+                if page.events or page.closing:
+                    if page.closing and not page.events:
+                        await asyncio.sleep(ROLLOVER_PAUSE_SECONDS)
+                    return page
+                # Released to make room for other readers: read for a while instead.
+                self._reads_left = READS_BEFORE_WATCHING_AGAIN
+        self._reads_left -= 1
+        page = await self._gateway.read(self._task_id, cursor)
         if not page.events:
-            if page.closing and page.state in TERMINAL_STATES:
-                return
-            await asyncio.sleep(ROLLOVER_PAUSE_SECONDS if page.closing else FALLBACK_POLL_SECONDS)
-
-
-async def _next_page(gateway: TaskGateway, task_id: str, cursor: int) -> EventPage:
-    try:
-        return await gateway.watch(task_id, cursor)
-    except WatchUnavailableError:
-        return await gateway.read(task_id, cursor)
+            await asyncio.sleep(FALLBACK_POLL_SECONDS)
+        return page
 
 
 def _ends_stream(logged: LoggedEvent, page: EventPage) -> bool:
