@@ -10,7 +10,7 @@ from a2a.types import CancelTaskRequest, GetTaskRequest, SubscribeToTaskRequest,
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from tests.support import collect, running_harness, send_request, states, user_message
-from tiny_harness.service.durable.workflow import MAX_WAITING_WATCHES
+from tiny_harness.service.durable.task_log import MAX_PARKED
 
 SLOW = "turns:\n  - text: too late\n    delay_seconds: 30\n"
 ASK = """
@@ -69,9 +69,9 @@ async def test_repeated_message_id_is_taken_once(temporal_client: Client, tmp_pa
         again = await harness.gateway.send(task.id, reply)
         assert not first.duplicate
         assert again.duplicate
-        done = await collect(client.subscribe(SubscribeToTaskRequest(id=task.id)))
-        assert states(done)[-1] == "TASK_STATE_COMPLETED"
+        await asyncio.wait_for(temporal_client.get_workflow_handle(task.id).result(), 20)
         final = await client.get_task(GetTaskRequest(id=task.id))
+        assert final.status.state == TaskState.TASK_STATE_COMPLETED
     assert [get_message_text(m) for m in final.history].count("yes") == 1
 
 
@@ -117,7 +117,7 @@ async def test_more_readers_than_parked_watches_all_see_the_end(
         task_id = events[0].task.id
         readers = [
             collect((await harness.client()).subscribe(SubscribeToTaskRequest(id=task_id)))
-            for _ in range(MAX_WAITING_WATCHES + 4)
+            for _ in range(MAX_PARKED + 4)
         ]
         replays = await asyncio.gather(*readers)
     assert all(states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"] for replay in replays)

@@ -96,9 +96,10 @@ class HarnessRequestHandler(RequestHandler):
     ) -> AsyncGenerator[Event]:
         """Accept the message, then stream the task: its snapshot first, then each event."""
         receipt = await self._accept(params)
-        if receipt.cursor > 0:
-            yield apply_history_length(receipt.task, params.configuration)
-        async for event in follow(self._gateway, receipt.task.id, receipt.cursor):
+        yield apply_history_length(receipt.task, params.configuration)
+        # A new task's log opens with the task itself, which the receipt already carries.
+        cursor = max(receipt.cursor, 1)
+        async for event in follow(self._gateway, receipt.task.id, cursor):
             yield _payload(event)
 
     async def _accept(self, params: SendMessageRequest) -> InboxReceipt:

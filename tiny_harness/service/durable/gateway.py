@@ -35,10 +35,10 @@ from tiny_harness.service.durable.models import (
     TaskSnapshot,
     TaskStart,
 )
+from tiny_harness.service.durable.task_log import PAGE_SIZE
 from tiny_harness.service.durable.workflow import (
     EMPTY_MESSAGE_ERROR,
     FINAL_TASK_ERROR,
-    PAGE_SIZE,
     TaskWorkflow,
 )
 

@@ -17,7 +17,6 @@ event reaches a streaming client without any polling delay.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from datetime import timedelta
 
 from temporalio import workflow
@@ -41,25 +40,19 @@ with workflow.unsafe.imports_passed_through():
         IntakeInput,
         InvokeLLMInput,
         InvokeToolInput,
-        LoggedEvent,
         PendingQuestion,
-        PersistInput,
         TaskRun,
         TaskSnapshot,
         TaskStart,
     )
+    from tiny_harness.service.durable.snapshots import SnapshotWriter
+    from tiny_harness.service.durable.task_log import TaskLog
 
 FINAL_TASK_ERROR = "FinalTask"
 """`ApplicationError.type` of an inbox update refused because the task is final."""
 
 EMPTY_MESSAGE_ERROR = "EmptyMessage"
 """`ApplicationError.type` of an inbox update refused because the message has no parts."""
-
-MAX_WAITING_WATCHES = 8
-"""Watches parked at once; the oldest is released past this, so abandoned readers cannot
-exhaust Temporal's per-workflow limit on in-flight updates."""
-
-PAGE_SIZE = 200
 
 _RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
@@ -89,14 +82,11 @@ class TaskWorkflow:
         self._run = start.carried or TaskRun(
             task=event_log.new_task(start.task_id, start.context_id, workflow.now())
         )
+        self._log = TaskLog(self._run)
+        self._snapshots = SnapshotWriter(self._run)
         self._closing = False
-        self._rolling = False
         self._cancel_requested = self._run.cancel_reason is not None
         self._driver: asyncio.Task[None] | None = None
-        self._watch_serial = 0
-        self._parked: deque[int] = deque()
-        self._released: set[int] = set()
-        self._persisting: list[asyncio.Task[None]] = []
 
     # ---- run ---------------------------------------------------------------------------
 
@@ -141,7 +131,7 @@ class TaskWorkflow:
                 await self._drain_mailbox()
 
     async def _call_llm(self) -> LLMResponse:
-        request = await workflow.execute_activity_method(
+        request = await workflow.execute_local_activity_method(
             TaskActivities.assemble_context,
             AssembleInput(
                 task_id=self._start.task_id,
@@ -232,7 +222,7 @@ class TaskWorkflow:
         while self._run.mailbox:
             message = self._run.mailbox.pop(0)
             question = self._run.pending_question
-            item = await workflow.execute_activity_method(
+            item = await workflow.execute_local_activity_method(
                 TaskActivities.intake,
                 IntakeInput(
                     task_id=self._start.task_id,
@@ -248,8 +238,7 @@ class TaskWorkflow:
     # ---- events and state ------------------------------------------------------------------
 
     def _record(self, event: StreamResponse) -> None:
-        event_log.apply_event(self._run.task, event)
-        self._run.events.append(LoggedEvent(seq=self._run.next_seq, event=event))
+        self._log.record(event)
 
     def _set_state(
         self, state: TaskState, text: str | None = None, *, data: dict[str, JsonValue] | None = None
@@ -258,7 +247,8 @@ class TaskWorkflow:
         if text is not None:
             message = event_log.agent_message(self._run.task, str(workflow.uuid4()), text, data)
         self._record(event_log.status_event(self._run.task, state, workflow.now(), message))
-        self._persist()
+        if state not in event_log.TERMINAL_STATES:  # the final flush writes the end
+            self._snapshots.mark()
 
     def _say(self, text: str, *, plan: bool = False) -> None:
         """A progress message while WORKING; plan changes carry the plan as a data part."""
@@ -287,32 +277,10 @@ class TaskWorkflow:
     def _is_final(self) -> bool:
         return self._run.task.status.state in event_log.TERMINAL_STATES
 
-    def _persist(self, *, final: bool = False) -> None:
-        """Write the snapshot in the background; the version makes late writes harmless."""
-        events = tuple(e.event for e in self._run.events) if final else ()
-        data = PersistInput(task=self._run.task, version=self._run.next_seq, events=events)
-        self._persisting.append(
-            asyncio.create_task(
-                workflow.execute_activity_method(
-                    TaskActivities.persist,
-                    data,
-                    start_to_close_timeout=_SHORT,
-                    retry_policy=RetryPolicy(maximum_attempts=10),
-                )
-            )
-        )
-
-    async def _settle_persists(self) -> None:
-        results = await asyncio.gather(*self._persisting, return_exceptions=True)
-        self._persisting.clear()
-        for result in results:
-            if isinstance(result, BaseException):
-                workflow.logger.error("task %s: persist failed: %s", self._start.task_id, result)
-
     async def _close(self) -> TaskSnapshot:
-        self._persist(final=True)
-        await self._settle_persists()
+        await self._snapshots.flush(final=True)
         self._closing = True
+        self._log.end()
         await workflow.wait_condition(workflow.all_handlers_finished)
         return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
 
@@ -324,8 +292,8 @@ class TaskWorkflow:
         return length > self._start.history_event_bound or info.is_continue_as_new_suggested()
 
     async def _roll_over(self) -> None:
-        await self._settle_persists()
-        self._rolling = True
+        await self._snapshots.flush()
+        self._log.end()
         await workflow.wait_condition(workflow.all_handlers_finished)
         workflow.continue_as_new(
             TaskStart(
@@ -347,10 +315,10 @@ class TaskWorkflow:
         bound = event_log.bound_message(message, self._run.task)
         self._run.mailbox.append(bound)
         self._run.task.history.append(bound)
-        if self._run.events:
+        if not self._log.empty:
             return InboxReceipt(task=self._run.task, cursor=self._run.next_seq)
         self._record(event_log.task_event(self._run.task))
-        self._persist()
+        self._snapshots.mark()
         return InboxReceipt(task=self._run.task, cursor=0)
 
     @inbox.validator
@@ -376,48 +344,22 @@ class TaskWorkflow:
     @workflow.update
     async def watch(self, cursor: int) -> EventPage:
         """Return the events past `cursor` as soon as there are any (or the run is ending)."""
-        self._watch_serial += 1
-        serial = self._watch_serial
-        self._parked.append(serial)
-        if len(self._parked) > MAX_WAITING_WATCHES:
-            self._released.add(self._parked.popleft())
-        await workflow.wait_condition(
-            lambda: (
-                self._run.next_seq > cursor
-                or self._closing
-                or self._rolling
-                or serial in self._released
-            )
-        )
-        self._released.discard(serial)
-        if serial in self._parked:
-            self._parked.remove(serial)
-        return self._page(cursor)
+        return await self._log.watch(cursor)
 
     @watch.validator
     def _validate_watch(self, cursor: int) -> None:
-        if cursor < 0 or cursor > self._run.next_seq:
-            raise ApplicationError(f"cursor {cursor} is outside the log (0..{self._run.next_seq})")
+        if not self._log.valid_cursor(cursor):
+            raise ApplicationError(f"cursor {cursor} is outside the log (0..{self._log.next_seq})")
 
     @workflow.query
     def events_since(self, cursor: int) -> EventPage:
         """The log from `cursor` on (at most one page)."""
-        return self._page(cursor)
+        return self._log.page(cursor)
 
     @workflow.query
     def task(self) -> TaskSnapshot:
         """The task as its events describe it now."""
         return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
-
-    def _page(self, cursor: int) -> EventPage:
-        events = tuple(self._run.events[max(cursor, 0) : max(cursor, 0) + PAGE_SIZE])
-        return EventPage(
-            events=events,
-            next_cursor=max(cursor, 0) + len(events),
-            state=self._run.task.status.state,
-            log_length=self._run.next_seq,
-            closing=self._closing or self._rolling,
-        )
 
 
 def _error_result(command: WorkflowCommand, text: str) -> ToolResult:
