@@ -16,10 +16,19 @@ then M tasks at once with `asyncio.gather` ("concurrent"). Per task it records:
 
 - time to first event: from sending the request to the first streamed event (perf_counter);
 - time to final event: from sending to the COMPLETED status update (perf_counter);
-- delivery lag (status updates only): client wall-clock time at receipt (`time.time()`)
-  minus the event's `status.timestamp`. The harness stamps events with `workflow.now()`
-  (the start of the workflow task that recorded them) and the plain server with
-  `datetime.now()` when it publishes; both clocks are this machine's.
+- per status update, two lags from client wall-clock time at receipt (`time.time_ns()`):
+  - lag from WFT start (includes worker processing): receipt minus `status.timestamp`. The
+    harness stamps events with `workflow.now()`, the time the workflow task (WFT) that
+    records them STARTED, so this includes the worker's processing of that WFT;
+  - delivery lag: receipt minus the time the event was recorded (durable in history). For
+    the harness that is the `workflow_task_completed` event_time of the WFT whose
+    `workflow_task_started` event_time equals `status.timestamp` (to the microsecond, with
+    +-1 ms tolerance) or, failing that, of the WFT running at `status.timestamp` (a local
+    activity resolving inside a WFT moves `workflow.now()` past its start). Each task's
+    workflow history is fetched after the harness's timed loops; updates that match no WFT
+    are counted and left out. The plain server stamps an update with `datetime.now()` when
+    it publishes it and keeps nothing, so for it both lags are the same.
+  All clocks are this machine's. The target verdict is on the delivery lag.
 
 Throughput (tasks/s) is tasks completed divided by the wall time of the mode's loops.
 Everything (client, servers, worker) shares one event loop, so the figures include
@@ -44,7 +53,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -71,6 +80,9 @@ from a2a.types import (
 )
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
+from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
+from temporalio.client import Client as TemporalClient
 
 from tiny_harness.config import load_settings
 from tiny_harness.harness.models.llm import LLMRequest, UserItem
@@ -84,6 +96,8 @@ PROMPT: Final = "Say done."
 INSTRUCTIONS: Final = "You are a benchmark agent."
 WARMUP_TASKS: Final = 3
 LAG_TARGET_MS: Final = 20.0
+MATCH_TOLERANCE_US: Final = 1000
+"""How far `status.timestamp` may be from a WFT's started time and still name that WFT."""
 
 STARTUP_TIMEOUT_S: Final = 60.0
 TASK_TIMEOUT_S: Final = 30.0
@@ -173,14 +187,38 @@ def free_port() -> int:
 # Measuring
 
 
+@dataclass
+class StatusSample:
+    """One status update as the client received it."""
+
+    state: str
+    """WORKING, COMPLETED, ..."""
+    stamp_ns: int
+    """`status.timestamp` (harness: `workflow.now()`, the start of the recording WFT)."""
+    received_ns: int
+    """Client wall-clock time at receipt."""
+    recorded_ns: int | None = None
+    """When the update became durable; None until known (or when it could not be matched)."""
+
+    def lag_from_stamp_ms(self) -> float:
+        return (self.received_ns - self.stamp_ns) / 1e6
+
+    def delivery_lag_ms(self) -> float | None:
+        return None if self.recorded_ns is None else (self.received_ns - self.recorded_ns) / 1e6
+
+
+LagMeasure = Callable[[StatusSample], float | None]
+
+
 @dataclass(frozen=True)
 class TaskTiming:
     """One task as the client saw it."""
 
+    task_id: str
     first_ms: float
     final_ms: float
-    lags_ms: tuple[tuple[str, float], ...]
-    """(state, delivery lag) of each status update, in arrival order."""
+    updates: tuple[StatusSample, ...]
+    """Each status update that carried a timestamp, in arrival order."""
 
 
 @dataclass
@@ -208,15 +246,17 @@ class ServerResult:
     sequential: ModeResult = field(default_factory=ModeResult)
     concurrent: ModeResult = field(default_factory=ModeResult)
 
-    def lags(self, state: str | None = None) -> list[float]:
-        """Every delivery lag, or those of status updates to `state` (WORKING, COMPLETED)."""
-        return [
-            lag
-            for mode in (self.sequential, self.concurrent)
-            for timing in mode.timings
-            for name, lag in timing.lags_ms
-            if state is None or name == state
-        ]
+    def samples(self, state: str | None = None) -> Iterator[StatusSample]:
+        """Every status update, or those to `state` (WORKING, COMPLETED)."""
+        for mode in (self.sequential, self.concurrent):
+            for timing in mode.timings:
+                for sample in timing.updates:
+                    if state is None or sample.state == state:
+                        yield sample
+
+    def lags(self, measure: LagMeasure, state: str | None = None) -> list[float]:
+        """`measure` of every status update (to `state`) for which it is known."""
+        return [lag for sample in self.samples(state) if (lag := measure(sample)) is not None]
 
 
 class BenchError(Exception):
@@ -227,13 +267,13 @@ async def one_task(client: A2AClient) -> TaskTiming:
     """Send one task and follow its stream to COMPLETED; bounded by `TASK_TIMEOUT_S`."""
     request = SendMessageRequest(message=new_text_message(PROMPT, role=Role.ROLE_USER))
     first: float | None = None
-    lags: list[tuple[str, float]] = []
+    updates: list[StatusSample] = []
     kinds: list[str] = []
     async with asyncio.timeout(TASK_TIMEOUT_S):
         start = time.perf_counter()
         async for event in client.send_message(request):
             received = time.perf_counter()
-            wall = time.time()
+            wall_ns = time.time_ns()
             if first is None:
                 first = received
             kind = event.WhichOneof("payload") or "none"
@@ -242,13 +282,14 @@ async def one_task(client: A2AClient) -> TaskTiming:
                 continue
             status = event.status_update.status
             if status.HasField("timestamp"):
-                lag_ms = (wall - status.timestamp.ToNanoseconds() / 1e9) * 1000
-                lags.append((TaskState.Name(status.state).removeprefix("TASK_STATE_"), lag_ms))
+                state = TaskState.Name(status.state).removeprefix("TASK_STATE_")
+                updates.append(StatusSample(state, status.timestamp.ToNanoseconds(), wall_ns))
             if status.state == COMPLETED:
                 return TaskTiming(
+                    task_id=event.status_update.task_id,
                     first_ms=(first - start) * 1000,
                     final_ms=(received - start) * 1000,
-                    lags_ms=tuple(lags),
+                    updates=tuple(updates),
                 )
             if status.state != TaskState.TASK_STATE_WORKING:
                 raise BenchError(f"unexpected state {TaskState.Name(status.state)}: {kinds}")
@@ -286,6 +327,126 @@ async def drive(
             await timed(in_turn, result.sequential)
             await timed(at_once, result.concurrent)
     return result
+
+
+# --------------------------------------------------------------------------------------------
+# When the harness's updates were recorded (from workflow histories, after the timed loops)
+
+
+@dataclass(frozen=True)
+class WorkflowTask:
+    """One WFT of a workflow history: when it started, and when it completed if it did."""
+
+    started_ns: int
+    completed_ns: int | None
+
+    @property
+    def started_us(self) -> int:
+        return self.started_ns // 1000
+
+
+@dataclass
+class MatchReport:
+    """How the harness's status updates matched the WFTs that recorded them."""
+
+    updates: int = 0
+    at_start: int = 0
+    """`status.timestamp` is the WFT's started time to the microsecond (+-1 us of rounding)."""
+    near_start: int = 0
+    """Within `MATCH_TOLERANCE_US` of the WFT's start, but not to the microsecond."""
+    inside: int = 0
+    """Later than that, but before the WFT completed: `workflow.now()` had moved on within
+    the WFT (a local activity resolved in it)."""
+    no_wft: int = 0
+    """No WFT started at or before the timestamp completed at or after it."""
+    not_completed: int = 0
+    """The WFT running at the timestamp has no `workflow_task_completed` event."""
+    stamp_to_recorded_ms: list[float] = field(default_factory=list)
+    """recorded at - `status.timestamp` of each matched update."""
+
+    @property
+    def matched(self) -> int:
+        return self.at_start + self.near_start + self.inside
+
+    @property
+    def unmatched(self) -> int:
+        return self.no_wft + self.not_completed
+
+
+def workflow_tasks(events: Sequence[HistoryEvent]) -> list[WorkflowTask]:
+    """Every WFT started in `events`, with the completion whose started_event_id names it."""
+    started: dict[int, int] = {}
+    completed: dict[int, int] = {}
+    for event in events:
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+            started[event.event_id] = event.event_time.ToNanoseconds()
+        elif event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+            attributes = event.workflow_task_completed_event_attributes
+            completed[attributes.started_event_id] = event.event_time.ToNanoseconds()
+    return [
+        WorkflowTask(started_ns=started_ns, completed_ns=completed.get(event_id))
+        for event_id, started_ns in started.items()
+    ]
+
+
+def match_update(sample: StatusSample, wfts: Sequence[WorkflowTask], report: MatchReport) -> None:
+    """Set `sample.recorded_ns` to the completion of the WFT that recorded the update.
+
+    That WFT is the one whose started time is the update's `status.timestamp` (to the
+    microsecond; `MATCH_TOLERANCE_US` allowed). Failing that, the WFT that was running at the
+    timestamp (started before it, completed after it): a local activity that resolves within
+    a WFT moves `workflow.now()` past the WFT's start. A run's WFTs do not overlap.
+    """
+    report.updates += 1
+    stamp_us = sample.stamp_ns // 1000
+    nearest = min(wfts, key=lambda wft: abs(wft.started_us - stamp_us), default=None)
+    chosen: WorkflowTask | None = None
+    if nearest is not None and abs(nearest.started_us - stamp_us) <= MATCH_TOLERANCE_US:
+        chosen = nearest
+    else:
+        for wft in wfts:
+            ended_us = math.inf if wft.completed_ns is None else wft.completed_ns // 1000
+            if wft.started_us <= stamp_us <= ended_us:
+                chosen = wft
+                break
+    if chosen is None:
+        report.no_wft += 1
+        return
+    if chosen.completed_ns is None:
+        report.not_completed += 1
+        return
+    offset_us = abs(stamp_us - chosen.started_us)
+    if offset_us <= 1:
+        report.at_start += 1
+    elif offset_us <= MATCH_TOLERANCE_US:
+        report.near_start += 1
+    else:
+        report.inside += 1
+    sample.recorded_ns = chosen.completed_ns
+    report.stamp_to_recorded_ms.append((chosen.completed_ns - sample.stamp_ns) / 1e6)
+
+
+async def attach_recorded(result: ServerResult, client: TemporalClient) -> MatchReport:
+    """Fetch each counted task's workflow history and match its status updates to WFTs.
+
+    Workflow id = A2A task id. The latest run is fetched: one-turn tasks do not continue
+    as new, so it holds every event.
+    """
+    report = MatchReport()
+    for mode in (result.sequential, result.concurrent):
+        for timing in mode.timings:
+            async with asyncio.timeout(TASK_TIMEOUT_S):
+                history = await client.get_workflow_handle(timing.task_id).fetch_history()
+            wfts = workflow_tasks(history.events)
+            for sample in timing.updates:
+                match_update(sample, wfts, report)
+    return report
+
+
+def stamped_at_publish(result: ServerResult) -> None:
+    """A non-durable server's update is "recorded" when it is stamped and published."""
+    for sample in result.samples():
+        sample.recorded_ns = sample.stamp_ns
 
 
 # --------------------------------------------------------------------------------------------
@@ -384,14 +545,14 @@ def ratio(a: float, b: float) -> str:
     return f"{value:.3f}x" if value < 1 else f"{value:.1f}x"
 
 
-def print_lags(harness: ServerResult, plain: ServerResult) -> None:
-    print("delivery lag of status updates (client receipt - status.timestamp)")
+def print_lag_table(title: str, measure: LagMeasure, results: Sequence[ServerResult]) -> None:
+    print(title)
     row = "{:<8} {:<10} {:>8} {:>9} {:>9} {:>9} {:>9}"
     print(row.format("server", "updates", "samples", "p50 ms", "p95 ms", "max ms", "min ms"))
     print("-" * 68)
-    for result in (harness, plain):
+    for result in results:
         for state in (None, "WORKING", "COMPLETED"):
-            lags = result.lags(state)
+            lags = result.lags(measure, state)
             print(
                 row.format(
                     result.name,
@@ -403,15 +564,46 @@ def print_lags(harness: ServerResult, plain: ServerResult) -> None:
                     f"{min(lags, default=math.nan):.1f}",
                 )
             )
-    lags = harness.lags()
+    print()
+
+
+def print_lags(harness: ServerResult, plain: ServerResult, report: MatchReport) -> None:
+    results = (harness, plain)
+    print_lag_table(
+        "lag from WFT start (includes worker processing): client receipt - status.timestamp",
+        StatusSample.lag_from_stamp_ms,
+        results,
+    )
+    print_lag_table(
+        "delivery lag: client receipt - recorded at "
+        "(harness: workflow_task_completed; plain: status.timestamp)",
+        StatusSample.delivery_lag_ms,
+        results,
+    )
+    gap = report.stamp_to_recorded_ms
+    print(
+        f"recorded at: {report.matched} of {report.updates} harness updates matched to the WFT "
+        f"that recorded them ({report.at_start} at its start to the us, {report.near_start} "
+        f"within +-{MATCH_TOLERANCE_US / 1000:.0f} ms of it, {report.inside} later inside it); "
+        f"{report.unmatched} not matched ({report.no_wft} no WFT, {report.not_completed} WFT "
+        f"not completed), left out of the delivery lag"
+    )
+    print(
+        f"status.timestamp -> recorded at (in the old measure, not in delivery lag): "
+        f"p50 {percentile(gap, 50):.1f} ms, p95 {percentile(gap, 95):.1f} ms, "
+        f"max {max(gap, default=math.nan):.1f} ms"
+    )
+    lags = harness.lags(StatusSample.delivery_lag_ms)
     p50 = percentile(lags, 50)
+    from_start_p50 = percentile(harness.lags(StatusSample.lag_from_stamp_ms), 50)
     met = bool(lags) and p50 <= LAG_TARGET_MS
     verdict = "MET" if met else "NOT MET"
     mean = statistics.fmean(lags) if lags else math.nan
     print()
     print(
         f"target: harness delivery lag p50 <= {LAG_TARGET_MS:.0f} ms: {verdict} "
-        f"(p50 {p50:.1f} ms, mean {mean:.1f} ms, {len(lags)} samples)"
+        f"(delivery lag p50 {p50:.1f} ms, mean {mean:.1f} ms, {len(lags)} samples; "
+        f"lag from WFT start p50 {from_start_p50:.1f} ms)"
     )
 
 
@@ -466,12 +658,15 @@ async def measure(args: argparse.Namespace, stack: AsyncExitStack) -> None:
     )
     counts = {"sequential": args.sequential, "concurrent": args.concurrent, "rounds": args.rounds}
     harness_result = await drive("harness", harness.url, http, **counts)
+    # Untimed: the harness's loops are over before its histories are read.
+    report = await attach_recorded(harness_result, harness.temporal.client)
     await asyncio.sleep(SETTLE_S)
     plain_result = await drive("plain", plain_url, http, **counts)
+    stamped_at_publish(plain_result)
 
     print_results([harness_result, plain_result])
     print_ratios(harness_result, plain_result)
-    print_lags(harness_result, plain_result)
+    print_lags(harness_result, plain_result, report)
 
 
 def positive(text: str) -> int:

@@ -31,15 +31,20 @@ READS_BEFORE_WATCHING_AGAIN: Final = 10
 to make room for others, before it tries to watch again."""
 
 
-async def follow(gateway: TaskGateway, task_id: str, cursor: int) -> AsyncIterator[StreamResponse]:
+async def follow(
+    gateway: TaskGateway, task_id: str, cursor: int, first: EventPage | None = None
+) -> AsyncIterator[StreamResponse]:
     """Yield the task's events from `cursor` on until the stream ends.
 
-    The stream ends after a final event, or after an INPUT_REQUIRED/AUTH_REQUIRED event that
+    `first`, when given, is a page from `cursor` already in hand (an inbox receipt's). The
+    stream ends after a final event, or after an INPUT_REQUIRED/AUTH_REQUIRED event that
     is the newest in the log: a replay runs past earlier pauses to the newest state.
     """
     reader = _Reader(gateway, task_id)
+    page = first
     while True:
-        page = await reader.next_page(cursor)
+        if page is None or not page.events:
+            page = await reader.next_page(cursor)
         for logged in page.events:
             yield logged.event
             cursor = logged.seq + 1
@@ -47,6 +52,7 @@ async def follow(gateway: TaskGateway, task_id: str, cursor: int) -> AsyncIterat
                 return
         if not page.events and page.closing and page.state in TERMINAL_STATES:
             return
+        page = None
 
 
 class _Reader:

@@ -84,7 +84,7 @@ class HarnessRequestHandler(RequestHandler):
         receipt = await self._accept(params)
         task_id = receipt.task.id
         if not params.configuration.return_immediately:
-            async for _ in follow(self._gateway, task_id, receipt.cursor):
+            async for _ in follow(self._gateway, task_id, receipt.cursor, receipt.page):
                 pass
             snap = await self._gateway.snapshot(task_id)
             if snap is not None:
@@ -96,10 +96,9 @@ class HarnessRequestHandler(RequestHandler):
     ) -> AsyncGenerator[Event]:
         """Accept the message, then stream the task: its snapshot first, then each event."""
         receipt = await self._accept(params)
-        yield apply_history_length(receipt.task, params.configuration)
-        # A new task's log opens with the task itself, which the receipt already carries.
-        cursor = max(receipt.cursor, 1)
-        async for event in follow(self._gateway, receipt.task.id, cursor):
+        if receipt.cursor > 0:  # a new task's log opens with the task itself
+            yield apply_history_length(receipt.task, params.configuration)
+        async for event in follow(self._gateway, receipt.task.id, receipt.cursor, receipt.page):
             yield _payload(event)
 
     async def _accept(self, params: SendMessageRequest) -> InboxReceipt:

@@ -59,18 +59,6 @@ class TaskStart(BaseModel, frozen=True):
     carried: TaskRun | None = None
 
 
-class InboxReceipt(BaseModel, frozen=True):
-    """What the sender of a message learns once the workflow has it in history.
-
-    Stream the task from `cursor` on: for a new task that is 0 (the log opens with the
-    task itself); for a later message, first show `task`, then events from `cursor`.
-    """
-
-    task: ProtoJson[Task]
-    cursor: int
-    duplicate: bool = False
-
-
 class EventPage(BaseModel, frozen=True):
     """Events of a task's log from a cursor on, and what the reader should do next.
 
@@ -83,6 +71,20 @@ class EventPage(BaseModel, frozen=True):
     state: int
     log_length: int
     closing: bool = False
+
+
+class InboxReceipt(BaseModel, frozen=True):
+    """What the sender of a message learns once the workflow has it in history.
+
+    `task` is the task as the message was accepted; `cursor` is the first event of the log
+    that came after it (0 for a new task, whose log opens with the task itself), and `page`
+    the events from `cursor` the task had recorded when the receipt was made.
+    """
+
+    task: ProtoJson[Task]
+    cursor: int
+    page: EventPage | None = None
+    duplicate: bool = False
 
 
 class TaskSnapshot(BaseModel, frozen=True):

@@ -24,7 +24,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from a2a.types import Message, StreamResponse, TaskState
+    from a2a.types import Message, StreamResponse, Task, TaskState
     from pydantic import JsonValue
 
     from tiny_harness.errors import PlanError
@@ -113,9 +113,9 @@ class TaskWorkflow:
         """The loop: assemble, call the model, run its tool calls, until it answers."""
         if self._run.llm_calls == 0:
             await workflow.wait_condition(lambda: bool(self._run.mailbox))
-        await self._drain_mailbox()
         if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
             self._set_state(TaskState.TASK_STATE_WORKING)
+        await self._drain_mailbox()
         while True:
             if self._should_roll_over():
                 await self._roll_over()
@@ -214,8 +214,8 @@ class TaskWorkflow:
         data: dict[str, JsonValue] | None = {"options": options} if options else None
         self._set_state(TaskState.TASK_STATE_INPUT_REQUIRED, question.question, data=data)
         await workflow.wait_condition(lambda: bool(self._run.mailbox))
-        await self._drain_mailbox()
         self._set_state(TaskState.TASK_STATE_WORKING)
+        await self._drain_mailbox()
 
     async def _drain_mailbox(self) -> None:
         """Take every waiting message through intake; the first answers an open question."""
@@ -308,18 +308,30 @@ class TaskWorkflow:
 
     @workflow.update
     async def inbox(self, message: Message) -> InboxReceipt:
-        """Accept one message into the mailbox; a repeated `message_id` is not taken twice."""
+        """Accept one message into the mailbox; a repeated `message_id` is not taken twice.
+
+        When the message wakes the task (its first message, or the reply it waits for), the
+        receipt also carries the events the task records on waking, so a streaming sender
+        gets them without waiting for a watch.
+        """
         if message.message_id in self._run.seen_message_ids:
             return InboxReceipt(task=self._run.task, cursor=self._run.next_seq, duplicate=True)
         self._run.seen_message_ids.append(message.message_id)
+        wakes = self._log.empty or self._run.pending_question is not None
         bound = event_log.bound_message(message, self._run.task)
         self._run.mailbox.append(bound)
         self._run.task.history.append(bound)
-        if not self._log.empty:
-            return InboxReceipt(task=self._run.task, cursor=self._run.next_seq)
-        self._record(event_log.task_event(self._run.task))
-        self._snapshots.mark()
-        return InboxReceipt(task=self._run.task, cursor=0)
+        cursor = self._log.next_seq
+        if self._log.empty:
+            self._record(event_log.task_event(self._run.task))
+            self._snapshots.mark()
+        accepted = Task()
+        accepted.CopyFrom(self._run.task)
+        if wakes:
+            await workflow.wait_condition(
+                lambda: self._log.next_seq > max(cursor, 1) or self._cancel_requested
+            )
+        return InboxReceipt(task=accepted, cursor=cursor, page=self._log.page(cursor))
 
     @inbox.validator
     def _validate_inbox(self, message: Message) -> None:
