@@ -110,14 +110,12 @@ async def test_log_replays_whole_across_continue_as_new(
 async def test_more_readers_than_parked_watches_all_see_the_end(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    slow = "turns:\n  - text: finally\n    delay_seconds: 2\n"
+    slow = "turns:\n  - text: finally\n    delay_seconds: 4\n"
     async with running_harness(temporal_client, tmp_path, slow) as harness:
-        client = await harness.client()
-        events = await _first_events(client, send_request("wait"), "TASK_STATE_WORKING")
+        clients = [await harness.client() for _ in range(MAX_PARKED + 4)]
+        events = await _first_events(clients[0], send_request("wait"), "TASK_STATE_WORKING")
         task_id = events[0].task.id
-        readers = [
-            collect((await harness.client()).subscribe(SubscribeToTaskRequest(id=task_id)))
-            for _ in range(MAX_PARKED + 4)
-        ]
-        replays = await asyncio.gather(*readers)
+        replays = await asyncio.gather(
+            *(collect(c.subscribe(SubscribeToTaskRequest(id=task_id))) for c in clients)
+        )
     assert all(states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"] for replay in replays)
