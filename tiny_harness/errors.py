@@ -13,6 +13,8 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     │   └── PlanCycleError               a plan's dependencies form a cycle
     ├── StoreError                       the store could not read or write a record
     ├── TemporalUnavailableError         the Temporal service cannot be reached or started
+    ├── WatchUnavailableError            a task's workflow cannot take a watch now (read instead)
+    ├── HttpBindError                    the HTTP server cannot listen on its address
     └── TaskRefusedError                 a request about a task is refused (see subclasses)
         ├── UnknownTaskError             no task with that id exists
         ├── FinalTaskError               the task is in a final state and takes no more input
@@ -92,6 +94,19 @@ class TemporalUnavailableError(TinyHarnessError):
     """Raised when the Temporal service cannot be reached, or the embedded one will not start."""
 
     code = "temporal_unavailable"
+
+
+class WatchUnavailableError(TinyHarnessError):
+    """Raised by the gateway when a task's workflow cannot take a watch (it has closed, or
+    it is at its limit of in-flight updates); the event bridge then reads the log instead."""
+
+    code = "watch_unavailable"
+
+
+class HttpBindError(TinyHarnessError):
+    """Raised when the HTTP server cannot listen on its address (the port is taken, say)."""
+
+    code = "http_bind_failed"
 
 
 class TaskRefusedError(TinyHarnessError):

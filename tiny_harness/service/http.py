@@ -16,7 +16,7 @@ from typing import Self, override
 import uvicorn
 from starlette.types import ASGIApp
 
-from tiny_harness.errors import TinyHarnessError
+from tiny_harness.errors import HttpBindError
 
 GRACEFUL_SHUTDOWN_SECONDS = 2
 
@@ -32,12 +32,6 @@ class _Server(uvicorn.Server):
     @override
     def capture_signals(self) -> nullcontext[None]:  # type: ignore[override]
         return nullcontext()
-
-
-class HttpBindError(TinyHarnessError):
-    """Raised when the HTTP server cannot listen on its address (port taken, say)."""
-
-    code = "http_bind_failed"
 
 
 class HttpServer:

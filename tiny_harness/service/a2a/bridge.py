@@ -11,14 +11,18 @@ or at its limit of in-flight updates), the bridge reads the log by query or from
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from typing import Final
 
 from a2a.types import StreamResponse
 
+from tiny_harness.errors import WatchUnavailableError
 from tiny_harness.service.durable.event_log import INTERRUPTED_STATES, TERMINAL_STATES, state_of
-from tiny_harness.service.durable.gateway import TaskGateway, WatchUnavailableError
+from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.models import EventPage, LoggedEvent
+
+logger = logging.getLogger(__name__)
 
 FALLBACK_POLL_SECONDS: Final = 0.2
 """How often the bridge reads when watching is not possible and nothing new was found."""
@@ -67,7 +71,8 @@ class _Reader:
         if self._reads_left == 0:
             try:
                 page = await self._gateway.watch(self._task_id, cursor)
-            except WatchUnavailableError:
+            except WatchUnavailableError as error:
+                logger.debug("task %s: reading, not watching: %s", self._task_id, error.message)
                 self._reads_left = READS_BEFORE_WATCHING_AGAIN
             else:
                 if page.events or page.closing:

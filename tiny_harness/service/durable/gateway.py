@@ -25,7 +25,12 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
-from tiny_harness.errors import FinalTaskError, InvalidMessageError, UnknownTaskError
+from tiny_harness.errors import (
+    FinalTaskError,
+    InvalidMessageError,
+    UnknownTaskError,
+    WatchUnavailableError,
+)
 from tiny_harness.harness.persistence.store import Store, TaskRecord
 from tiny_harness.service.durable.event_log import TERMINAL_STATES
 from tiny_harness.service.durable.models import (
@@ -45,10 +50,6 @@ from tiny_harness.service.durable.workflow import (
 logger = logging.getLogger(__name__)
 
 QUERY_TIMEOUT = timedelta(seconds=10)
-
-
-class WatchUnavailableError(Exception):
-    """The workflow cannot take a watch now (closed, or its update limit reached): read instead."""
 
 
 class TaskGateway:
