@@ -66,7 +66,9 @@ def test_plan_loaded_from_json_is_validated_too() -> None:
 
 
 def test_diamond_dependencies_are_not_a_cycle() -> None:
-    plan = Plan(steps=(step("top"), step("left", "top"), step("right", "top"), step("end", "left", "right")))
+    plan = Plan(
+        steps=(step("top"), step("left", "top"), step("right", "top"), step("end", "left", "right"))
+    )
 
     assert plan.step("end").depends_on == ("left", "right")
 
@@ -126,3 +128,15 @@ def test_render_marks_done_steps_and_shows_dependencies() -> None:
 
 def test_render_of_a_fresh_plan_marks_nothing_done() -> None:
     assert "[x]" not in chain().render()
+
+
+def test_cycle_error_names_only_the_steps_in_the_loop() -> None:
+    steps = (
+        Step(id="a", name="a", depends_on=("b",)),
+        Step(id="b", name="b", depends_on=("c",)),
+        Step(id="c", name="c", depends_on=("b",)),
+    )
+    with pytest.raises(PlanCycleError) as caught:
+        Plan(steps=steps)
+    assert "b -> c -> b" in caught.value.message
+    assert "a ->" not in caught.value.message

@@ -97,7 +97,9 @@ def test_create_plan_step_without_a_name_names_the_nested_field() -> None:
 
 
 def test_create_plan_with_a_cycle_is_an_argument_error_naming_the_cycle() -> None:
-    cyclic = {"steps": [{"name": "A", "depends_on": ["s2"]}, {"name": "B", "depends_on": ["s1"]}]}
+    cyclic: dict[str, JsonValue] = {
+        "steps": [{"name": "A", "depends_on": ["s2"]}, {"name": "B", "depends_on": ["s1"]}]
+    }
 
     with pytest.raises(ToolArgumentError, match="cycle") as caught:
         invoke_intrinsic(call("create_plan", cyclic))
@@ -158,3 +160,13 @@ def test_unknown_argument_is_refused_and_named() -> None:
 def test_unknown_tool_is_a_tool_not_found_error_naming_it() -> None:
     with pytest.raises(ToolNotFoundError, match="launch_rockets"):
         invoke_intrinsic(call("launch_rockets", {}))
+
+
+def test_default_step_ids_skip_ids_the_model_chose() -> None:
+    call = ToolCall(
+        call_id="c-1",
+        name="create_plan",
+        arguments={"steps": [{"id": "s2", "name": "first"}, {"name": "second"}]},
+    )
+    plan = Plan.model_validate(invoke_intrinsic(call).payload["plan"])
+    assert [step.id for step in plan.steps] == ["s2", "s1"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,29 @@ async def test_list_tasks_pages_by_context(temporal_client: Client, tmp_path: Pa
         assert {page.tasks[0].id, rest.tasks[0].id} == {
             t.id for t in (await client.list_tasks(ListTasksRequest(context_id=context_id))).tasks
         }
+
+
+async def test_jsonrpc_stream_frames_on_the_wire(temporal_client: Client, tmp_path: Path) -> None:
+    """Read the SSE bytes as curl would: each frame one JSON-RPC response carrying the id."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "SendStreamingMessage",
+        "params": {"message": {"messageId": "w-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}},
+    }
+    headers = {"content-type": "application/json", "A2A-Version": "1.0"}
+    async with (
+        running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as harness,
+        harness.http.stream("POST", harness.url + "/", json=body, headers=headers) as r,
+    ):
+        assert r.headers["content-type"].startswith("text/event-stream")
+        frames = [
+            json.loads(line.removeprefix("data:"))
+            async for line in r.aiter_lines()
+            if line.startswith("data:")
+        ]
+    assert all(frame["jsonrpc"] == "2.0" and frame["id"] == 7 for frame in frames)
+    kinds = [next(iter(frame["result"])) for frame in frames]
+    assert kinds[0] == "task"
+    assert kinds[-2:] == ["artifactUpdate", "statusUpdate"]
+    assert frames[-1]["result"]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"

@@ -84,7 +84,8 @@ def _check_acyclic(steps: tuple[Step, ...]) -> None:
         if node in done:
             return
         if node in visiting:
-            raise PlanCycleError(f"plan steps form a cycle: {' -> '.join((*path, node))}")
+            loop = (*path[path.index(node) :], node)
+            raise PlanCycleError(f"plan steps form a cycle: {' -> '.join(loop)}")
         visiting.add(node)
         for dep in graph[node]:
             visit(dep, (*path, node))

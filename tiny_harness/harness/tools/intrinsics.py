@@ -55,10 +55,26 @@ class AskParticipantArgs(BaseModel, extra="forbid", frozen=True):
     participant_id: str | None = None
 
 
+def _step_ids(args: CreatePlanArgs) -> list[str]:
+    """The model's ids, and s1, s2, … for steps without one, skipping ids already taken."""
+    taken = {s.id for s in args.steps if s.id}
+    counter = 0
+    ids: list[str] = []
+    for step in args.steps:
+        if step.id:
+            ids.append(step.id)
+            continue
+        counter += 1
+        while f"s{counter}" in taken:
+            counter += 1
+        ids.append(f"s{counter}")
+    return ids
+
+
 def _create_plan(call: ToolCall, args: CreatePlanArgs) -> WorkflowCommand:
     steps = tuple(
-        Step(id=s.id or f"s{i}", name=s.name, description=s.description, depends_on=s.depends_on)
-        for i, s in enumerate(args.steps, start=1)
+        Step(id=step_id, name=s.name, description=s.description, depends_on=s.depends_on)
+        for step_id, s in zip(_step_ids(args), args.steps, strict=True)
     )
     try:
         plan = Plan(steps=steps)
@@ -159,7 +175,12 @@ def invoke_intrinsic(call: ToolCall) -> WorkflowCommand:
 
 
 def _summarise(error: ValidationError) -> str:
+    errors = error.errors()
+    locs = [tuple(e["loc"]) for e in errors]
     parts = [
-        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors()
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+        for e, loc in zip(errors, locs, strict=True)
+        # A container error that only repeats a failure inside it says nothing new.
+        if not any(other != loc and other[: len(loc)] == loc for other in locs)
     ]
     return "; ".join(parts)

@@ -1,0 +1,70 @@
+"""The agent card: both bindings, A2A 1.0, streaming only, and a card clients can parse."""
+
+from __future__ import annotations
+
+from a2a.client.card_resolver import parse_agent_card
+from a2a.server.request_handlers.response_helpers import agent_card_to_dict
+from a2a.types import AgentCard
+
+from tiny_harness.service.a2a.card import build_agent_card
+
+BASE_URL = "http://127.0.0.1:8080"
+
+
+def card() -> AgentCard:
+    return build_agent_card(BASE_URL, model="demo")
+
+
+def test_card_advertises_jsonrpc_at_root_and_rest_under_rest() -> None:
+    interfaces = {i.protocol_binding: i for i in card().supported_interfaces}
+
+    assert set(interfaces) == {"JSONRPC", "HTTP+JSON"}
+    assert interfaces["JSONRPC"].url == BASE_URL + "/"
+    assert interfaces["HTTP+JSON"].url == BASE_URL + "/rest"
+
+
+def test_every_interface_speaks_protocol_version_1_0() -> None:
+    assert [i.protocol_version for i in card().supported_interfaces] == ["1.0", "1.0"]
+
+
+def test_jsonrpc_is_the_preferred_interface() -> None:
+    # The first entry of supported_interfaces is the one clients prefer.
+    assert card().supported_interfaces[0].protocol_binding == "JSONRPC"
+
+
+def test_card_offers_streaming_but_no_push_notifications_or_extended_card() -> None:
+    capabilities = card().capabilities
+
+    assert capabilities.streaming is True
+    assert capabilities.HasField("push_notifications")
+    assert capabilities.push_notifications is False
+    assert not capabilities.extended_agent_card
+
+
+def test_card_has_at_least_one_described_skill() -> None:
+    skills = card().skills
+
+    assert len(skills) >= 1
+    for skill in skills:
+        assert skill.id
+        assert skill.name
+        assert skill.description
+
+
+def test_card_names_itself_and_the_model() -> None:
+    built = build_agent_card(BASE_URL, model="my-model")
+
+    assert built.name == "tiny-harness"
+    assert built.version
+    assert "my-model" in built.description
+    assert list(built.default_input_modes) == ["text/plain"]
+
+
+def test_card_round_trips_through_the_sdk_wire_form() -> None:
+    built = card()
+
+    wire = agent_card_to_dict(built)
+
+    assert wire["supportedInterfaces"][0]["url"] == BASE_URL + "/"
+    assert wire["capabilities"]["streaming"] is True
+    assert parse_agent_card(wire) == built
