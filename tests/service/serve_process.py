@@ -1,4 +1,4 @@
-"""Running `tiny-harness serve` as a real subprocess, for tests of the process as users run it."""
+"""Running `tiny-harness serve` or `worker` as a real subprocess, as users run it."""
 
 from __future__ import annotations
 
@@ -14,12 +14,16 @@ STARTUP_SECONDS = 30
 
 
 class ServeProcess:
-    """One `python -m tiny_harness serve` child, its log lines, and a clean stop."""
+    """One `python -m tiny_harness serve|worker` child, its log lines, and a clean stop."""
 
-    def __init__(self, data_dir: Path, port: int, env: dict[str, str]) -> None:
+    def __init__(
+        self, data_dir: Path, port: int, env: dict[str, str], *, command: str = "serve"
+    ) -> None:
+        self.command = command
         self.data_dir = data_dir
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
+        self.env = env
         self._env = {k: v for k, v in os.environ.items() if not k.startswith("TINY_HARNESS_")}
         self._env |= env
         self.lines: list[str] = []
@@ -31,11 +35,10 @@ class ServeProcess:
             sys.executable,
             "-m",
             "tiny_harness",
-            "serve",
+            self.command,
             "--data-dir",
             str(self.data_dir),
-            "--port",
-            str(self.port),
+            *(["--port", str(self.port)] if self.command == "serve" else []),
             env=self._env,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
@@ -45,13 +48,18 @@ class ServeProcess:
             for _ in range(STARTUP_SECONDS * 10):
                 if self._proc.returncode is not None:
                     raise RuntimeError("serve exited early:\n" + "\n".join(self.lines))
-                try:
-                    if (await http.get(self.url + "/healthz")).status_code == 200:
-                        return
-                except httpx.TransportError:
-                    pass
+                if await self._ready(http):
+                    return
                 await asyncio.sleep(0.1)
         raise RuntimeError("serve did not come up:\n" + "\n".join(self.lines))
+
+    async def _ready(self, http: httpx.AsyncClient) -> bool:
+        if self.command == "worker":
+            return any("worker: task queue" in line for line in self.lines)
+        try:
+            return (await http.get(self.url + "/healthz")).status_code == 200
+        except httpx.TransportError:
+            return False
 
     async def stop(self) -> int:
         """SIGTERM, then the exit status."""

@@ -15,7 +15,11 @@ from temporalio.testing import WorkflowEnvironment
 
 from tests.service.serve_process import ServeProcess
 from tests.support import collect, send_request, states
-from tiny_harness.service.http import free_port
+from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.service.a2a.app import create_app
+from tiny_harness.service.a2a.card import build_agent_card
+from tiny_harness.service.durable.gateway import TaskGateway
+from tiny_harness.service.http import HttpServer, free_port
 
 ASK = """
 turns:
@@ -136,3 +140,35 @@ async def test_bad_configuration_exits_2_naming_the_variable(tmp_path: Path) -> 
     with pytest.raises(RuntimeError, match="TINY_HARNESS_SERVER__MAX_REQUEST_BYTES"):
         await serve.start()
     assert await asyncio.wait_for(serve.stop(), 10) == 2
+
+
+@pytest.mark.timeout(120)
+async def test_worker_process_runs_the_tasks_of_a_server_without_a_worker(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    """Scale-out shape: the A2A server here has no worker; `tiny-harness worker` runs the loop."""
+    worker = remote_serve(temporal_env, tmp_path, ASK)
+    worker.command = "worker"
+    await worker.start()
+    task_queue = worker.env["TINY_HARNESS_TEMPORAL__TASK_QUEUE"]
+    store = SqliteStore(worker.data_dir / "tiny-harness.sqlite3")
+    gateway = TaskGateway(temporal_env.client, task_queue=task_queue, store=store)
+    port = free_port()
+    app = create_app(
+        gateway,
+        build_agent_card(f"http://127.0.0.1:{port}", model="remote"),
+        max_request_bytes=1 << 20,
+    )
+    try:
+        async with (
+            HttpServer(app, host="127.0.0.1", port=port),
+            httpx.AsyncClient(timeout=30) as http,
+        ):
+            client = await a2a_client(f"http://127.0.0.1:{port}", http)
+            first = await collect(client.send_message(send_request("shirt")))
+            assert states(first)[-1] == "TASK_STATE_INPUT_REQUIRED"
+            rest = await collect(client.send_message(send_request("S", task_id=first[0].task.id)))
+            assert states(rest)[-1] == "TASK_STATE_COMPLETED"
+    finally:
+        await store.close()
+        assert await worker.stop() == 0
