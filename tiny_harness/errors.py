@@ -5,6 +5,10 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
 
     TinyHarnessError
     ├── ConfigError(variable)            configuration cannot be loaded or is invalid
+    ├── RegistryError                    a registry lookup or change cannot be done
+    │   ├── EntityNotFoundError          no entity answers to a reference
+    │   ├── VersionNotFoundError         the entity exists, but no version matches
+    │   └── RegistryConflictError        the entity is registered already (no override)
     ├── ScriptError                      a scripted-model script is malformed
     ├── ToolError                        a tool call cannot be honoured
     │   ├── ToolNotFoundError            the model named a tool nobody registered
@@ -46,6 +50,30 @@ class ConfigError(TinyHarnessError):
     def __init__(self, message: str, *, variable: str | None = None) -> None:
         super().__init__(message)
         self.variable = variable
+
+
+class RegistryError(TinyHarnessError):
+    """Raised when a registry lookup or change cannot be done."""
+
+    code = "registry_error"
+
+
+class EntityNotFoundError(RegistryError):
+    """Raised when no registered entity answers to a reference (or not as the kind asked)."""
+
+    code = "entity_not_found"
+
+
+class VersionNotFoundError(RegistryError):
+    """Raised when an entity is registered but none of its versions matches the reference."""
+
+    code = "version_not_found"
+
+
+class RegistryConflictError(RegistryError):
+    """Raised when adding an entity that is registered already, without `override=True`."""
+
+    code = "registry_conflict"
 
 
 class ScriptError(TinyHarnessError):
