@@ -7,11 +7,12 @@ scripted model implement `LLM.invoke`; the `invoke_llm` activity is the only cal
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from tiny_harness.harness.entities import Entity, EntityKind
 from tiny_harness.harness.tools.definition import ToolCall, ToolDefinition
 
 
@@ -86,9 +87,14 @@ class LLMModelInfo(BaseModel, frozen=True):
     context_window: int
 
 
-class LLM(ABC):
+class LLM(Entity):
     """A language model the loop can call. Implementations must be safe to call again with
     the same request: an activity retry repeats the call."""
+
+    @property
+    def kind(self) -> EntityKind:
+        """Always `EntityKind.LLM`."""
+        return EntityKind.LLM
 
     @property
     @abstractmethod

@@ -42,6 +42,7 @@ from pydantic import (
 )
 
 from tiny_harness.errors import ScriptError
+from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.models.llm import (
     LLM,
     AssistantItem,
@@ -149,6 +150,7 @@ class ScriptedLLM(LLM):
     def __init__(self, script: Script, *, name: str = "demo") -> None:
         self._script = script
         self._name = name
+        self.ref = EntityRef(kind=EntityKind.LLM, id=f"scripted:{name}")
 
     @property
     def info(self) -> LLMModelInfo:

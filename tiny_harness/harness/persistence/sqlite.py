@@ -30,6 +30,7 @@ from google.protobuf import json_format
 from pydantic import ValidationError
 
 from tiny_harness.errors import StoreError
+from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.persistence.store import Store, TaskPage, TaskQuery, TaskRecord
 
 SCHEMA_VERSION = 1
@@ -73,6 +74,7 @@ class SqliteStore(Store):
     """A `Store` in the SQLite file at `path`, created with its directory on first use."""
 
     def __init__(self, path: Path) -> None:
+        self.ref = EntityRef(kind=EntityKind.STORE, id="sqlite")
         self._path = path
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None

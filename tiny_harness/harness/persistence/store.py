@@ -8,13 +8,14 @@ never holds a secret: every field is typed and none is a credential.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from datetime import datetime
 
 from a2a.types import StreamResponse, Task
 from pydantic import BaseModel, Field
 
 from tiny_harness.harness.core.proto import ProtoJson
+from tiny_harness.harness.entities import Entity, EntityKind
 
 
 class TaskRecord(BaseModel, frozen=True):
@@ -54,8 +55,13 @@ class TaskPage(BaseModel, frozen=True):
     total_size: int
 
 
-class Store(ABC):
+class Store(Entity):
     """Durable storage of task records. Implementations must not block the event loop."""
+
+    @property
+    def kind(self) -> EntityKind:
+        """Always `EntityKind.STORE`."""
+        return EntityKind.STORE
 
     @abstractmethod
     async def put_task(self, record: TaskRecord) -> None:

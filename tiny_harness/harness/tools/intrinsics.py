@@ -23,6 +23,7 @@ from tiny_harness.harness.tools.definition import (
     ToolResult,
     WorkflowCommand,
 )
+from tiny_harness.harness.tools.tool import Tool, tool_ref
 
 
 class PlanStepArgs(BaseModel, extra="forbid", frozen=True):
@@ -107,59 +108,74 @@ def _ask_participant(call: ToolCall, args: AskParticipantArgs) -> WorkflowComman
     )
 
 
-class _Intrinsic[A: BaseModel]:
+class IntrinsicTool[A: BaseModel](Tool):
+    """An intrinsic as a tool entity: validates its arguments and returns a command."""
+
     def __init__(
         self,
+        name: str,
         description: str,
         args: type[A],
         build: Callable[[ToolCall, A], WorkflowCommand],
     ) -> None:
-        self.args = args
-        self.description = description
-        self.build = build
-
-    def definition(self, name: str) -> ToolDefinition:
-        return ToolDefinition(
+        self.ref = tool_ref(name)
+        self.definition = ToolDefinition(
             name=name,
-            description=self.description,
-            input_schema=self.args.model_json_schema(),
+            description=description,
+            input_schema=args.model_json_schema(),
             idempotency=Idempotency.IDEMPOTENT,
             execution=Execution.INTRINSIC,
         )
+        self._args = args
+        self._build = build
 
-    def invoke(self, call: ToolCall) -> WorkflowCommand:
+    def command(self, call: ToolCall) -> WorkflowCommand:
+        """Validate `call` and build its command; raises `ToolArgumentError`."""
         try:
-            args = self.args.model_validate(call.arguments)
+            args = self._args.model_validate(call.arguments)
         except ValidationError as error:
             raise ToolArgumentError(f"{call.name}: {_summarise(error)}") from error
-        return self.build(call, args)
+        return self._build(call, args)
+
+    async def invoke(self, call: ToolCall) -> WorkflowCommand:
+        """The command for `call`."""
+        return self.command(call)
 
 
-_INTRINSICS: Final[
-    Mapping[
-        str,
-        _Intrinsic[CreatePlanArgs] | _Intrinsic[CompleteStepArgs] | _Intrinsic[AskParticipantArgs],
-    ]
-] = {
-    "create_plan": _Intrinsic(
+type AnyIntrinsic = (
+    IntrinsicTool[CreatePlanArgs]
+    | IntrinsicTool[CompleteStepArgs]
+    | IntrinsicTool[AskParticipantArgs]
+)
+
+INTRINSIC_TOOLS: Final[tuple[AnyIntrinsic, ...]] = (
+    IntrinsicTool(
+        "create_plan",
         "Break the task into steps. Call once, before starting the work.",
         CreatePlanArgs,
         _create_plan,
     ),
-    "complete_step": _Intrinsic(
-        "Mark a plan step done and record what it produced.", CompleteStepArgs, _complete_step
+    IntrinsicTool(
+        "complete_step",
+        "Mark a plan step done and record what it produced.",
+        CompleteStepArgs,
+        _complete_step,
     ),
-    "ask_participant": _Intrinsic(
+    IntrinsicTool(
+        "ask_participant",
         "Ask the person you are working for a question and wait for the answer.",
         AskParticipantArgs,
         _ask_participant,
     ),
-}
+)
+"""The intrinsic tools of the loop, registered by the built-in plugin."""
+
+_BY_NAME: Final[Mapping[str, AnyIntrinsic]] = {t.definition.name: t for t in INTRINSIC_TOOLS}
 
 
 def intrinsic_definitions() -> tuple[ToolDefinition, ...]:
     """The definitions of every intrinsic tool, in a stable order."""
-    return tuple(tool.definition(name) for name, tool in _INTRINSICS.items())
+    return tuple(tool.definition for tool in INTRINSIC_TOOLS)
 
 
 def invoke_intrinsic(call: ToolCall) -> WorkflowCommand:
@@ -168,10 +184,10 @@ def invoke_intrinsic(call: ToolCall) -> WorkflowCommand:
     Raises `ToolNotFoundError` for a name that is not an intrinsic and `ToolArgumentError`
     for arguments that fail the tool's schema.
     """
-    tool = _INTRINSICS.get(call.name)
+    tool = _BY_NAME.get(call.name)
     if tool is None:
         raise ToolNotFoundError(f"no tool named {call.name!r}")
-    return tool.invoke(call)
+    return tool.command(call)
 
 
 def _summarise(error: ValidationError) -> str:

@@ -1,0 +1,38 @@
+"""`Tool`: a tool entity the loop can offer the model and invoke.
+
+A tool returns a `ToolResult`, or for an intrinsic a `WorkflowCommand` the workflow applies.
+It raises `ToolError` (`ToolNotFoundError`, `ToolArgumentError`, …) for a call it refuses;
+the `invoke_tool` activity turns that into an error result the model reads.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+from tiny_harness.harness.entities import Entity, EntityKind, EntityRef
+from tiny_harness.harness.tools.definition import (
+    ToolCall,
+    ToolDefinition,
+    ToolResult,
+    WorkflowCommand,
+)
+
+
+class Tool(Entity):
+    """One tool: its model-facing definition and how to run a call."""
+
+    definition: ToolDefinition
+
+    @property
+    def kind(self) -> EntityKind:
+        """Always `EntityKind.TOOL`."""
+        return EntityKind.TOOL
+
+    @abstractmethod
+    async def invoke(self, call: ToolCall) -> ToolResult | WorkflowCommand:
+        """Run one call."""
+
+
+def tool_ref(name: str) -> EntityRef:
+    """The registry reference of the tool the model knows as `name`."""
+    return EntityRef(kind=EntityKind.TOOL, id=name)
