@@ -478,3 +478,12 @@ def test_sections_are_frozen() -> None:
 
     with pytest.raises(ValueError, match="frozen"):
         settings.server.port = 1  # type: ignore[misc]
+
+
+def test_plugins_come_from_the_file_relative_to_it_or_from_the_environment(tmp_path: Path) -> None:
+    config = tmp_path / "harness.toml"
+    config.write_text('plugins = ["one", "/abs/two"]\n')
+    from_file = load_settings(config, environ={})
+    assert from_file.plugins == (tmp_path / "one", Path("/abs/two"))
+    from_env = load_settings(environ={"TINY_HARNESS_PLUGINS": "a:b"})
+    assert from_env.plugins == (Path("a"), Path("b"))

@@ -137,6 +137,16 @@ class Settings(BaseSettings):
     server: ServerConfig = ServerConfig()
     model: ModelConfig = ModelConfig()
     store: StoreConfig = StoreConfig()
+    plugins: tuple[Path, ...] = ()
+    """Plugin folders loaded after the built-in plugin, in order. In the environment,
+    `TINY_HARNESS_PLUGINS` holds them separated by the path separator (`:` on POSIX)."""
+
+    @field_validator("plugins", mode="before")
+    @classmethod
+    def _split_plugin_paths(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(p for p in value.split(os.pathsep) if p)
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -406,14 +416,17 @@ def _merge(layers: list[_Layer]) -> _Layer:
 
 
 def _resolve_script_path(merged: _Layer, config_file: Path) -> _Layer:
-    key: _KeyPath = ("model", "script")
-    leaf = merged.get(key)
-    if leaf is None or leaf.origin.kind != "file" or not isinstance(leaf.value, str):
-        return merged
-    script = Path(leaf.value)
-    if not script.is_absolute():
-        script = config_file.absolute().parent / script
-    return {**merged, key: _Leaf(script, leaf.origin)}
+    """Paths given in the config file are relative to the file's folder."""
+    base = config_file.absolute().parent
+    resolved = dict(merged)
+    script = merged.get(("model", "script"))
+    if script is not None and script.origin.kind == "file" and isinstance(script.value, str):
+        resolved[("model", "script")] = _Leaf(base / script.value, script.origin)
+    plugins = merged.get(("plugins",))
+    if plugins is not None and plugins.origin.kind == "file" and isinstance(plugins.value, list):
+        paths = [base / str(p) for p in plugins.value]
+        resolved[("plugins",)] = _Leaf(paths, plugins.origin)
+    return resolved
 
 
 def _insert(data: dict[str, object], path: _KeyPath, value: object) -> None:
