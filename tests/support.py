@@ -7,7 +7,7 @@ tests never see each other's tasks.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +19,10 @@ from a2a.helpers import new_text_message
 from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskState
 from temporalio.client import Client
 
+from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
 from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.plugins.install import Installation, build_harness
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.durable.activities import TaskActivities
@@ -41,6 +43,8 @@ class RunningHarness:
     gateway: TaskGateway
     temporal: Client
     http: httpx.AsyncClient
+    harness: Harness
+    installation: Installation
 
     async def client(self, binding: str = "JSONRPC", *, streaming: bool = True) -> A2AClient:
         config = ClientConfig(
@@ -68,6 +72,7 @@ async def running_harness(
     *,
     max_request_bytes: int = 1_048_576,
     history_event_bound: int = 10_000,
+    plugins: Sequence[Path] = (),
 ) -> AsyncIterator[RunningHarness]:
     task_queue = f"test-{uuid.uuid4()}"
     store = SqliteStore(tmp_path / f"{task_queue}.sqlite3")
@@ -82,15 +87,22 @@ async def running_harness(
         build_agent_card(url, model="scripted test model"),
         max_request_bytes=max_request_bytes,
     )
-    worker = build_worker(temporal, task_queue=task_queue, activities=TaskActivities(llm, store))
+    harness, installation = await build_harness(
+        llm=llm, store=store, plugins=plugins, data_dir=tmp_path / "data"
+    )
+    activities = TaskActivities(harness)
+    worker = build_worker(temporal, task_queue=task_queue, activities=activities)
     try:
         async with (
             httpx.AsyncClient(timeout=30) as http,
             worker,
             HttpServer(app, host="127.0.0.1", port=port),
         ):
-            yield RunningHarness(url, task_queue, store, gateway, temporal, http)
+            yield RunningHarness(
+                url, task_queue, store, gateway, temporal, http, harness, installation
+            )
     finally:
+        await harness.close()
         await store.close()
 
 

@@ -32,8 +32,9 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     ├── SkillError(path, reason)         a skill folder cannot be loaded as a skill
     │   ├── SkillResourceError(resource) a skill resource read is refused (escape, size, …)
     │   └── UnknownSkillError(name)      no skill of that name is in the catalog
-    └── PluginError(manifest_path)       a plugin, or one of its components, cannot be read
-        └── PluginPathError(path)        a plugin path is absolute, or resolves outside its root
+    ├── PluginError(manifest_path)       a plugin, or one of its components, cannot be read
+    │   └── PluginPathError(path)        a plugin path is absolute, or resolves outside its root
+    └── PromptError(source, section)     a prompt cannot be parsed, or composed as asked
 """
 
 from __future__ import annotations
@@ -309,3 +310,21 @@ class PluginPathError(PluginError):
     def __init__(self, message: str, *, path: str) -> None:
         super().__init__(message)
         self.path = path
+
+
+class PromptError(TinyHarnessError):
+    """Raised when a prompt cannot be parsed (two sections of one name, malformed front
+    matter) or composed as asked (extending a section the system prompt does not have).
+
+    `source` names the prompt text at fault (a file path, say) when one is known; `section`
+    names the section at fault when there is one.
+    """
+
+    code = "prompt_invalid"
+
+    def __init__(
+        self, message: str, *, source: str | None = None, section: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.source = source
+        self.section = section

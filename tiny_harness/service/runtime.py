@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 from tiny_harness.config import Settings
 from tiny_harness.errors import ConfigError
-from tiny_harness.harness.models.factory import choose_model
+from tiny_harness.harness.models.factory import ChosenModel, choose_model
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import Store
+from tiny_harness.harness.plugins.install import build_harness
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.durable.activities import TaskActivities
@@ -61,14 +62,27 @@ async def run_worker(settings: Settings) -> None:
         connection = await _temporal(settings, stack)
         store = SqliteStore(settings.store_path)
         stack.push_async_callback(store.close)
+        activities = await _activities(settings, chosen, store, stack)
         worker = build_worker(
-            connection.client,
-            task_queue=settings.temporal.task_queue,
-            activities=TaskActivities(chosen.llm, store),
+            connection.client, task_queue=settings.temporal.task_queue, activities=activities
         )
-        logger.info("model: %s", chosen.description)
         logger.info("worker: task queue %s", settings.temporal.task_queue)
         await worker.run()
+
+
+async def _activities(
+    settings: Settings, chosen: ChosenModel, store: Store, stack: AsyncExitStack
+) -> TaskActivities:
+    """The worker's activities over a `Harness` with every plugin installed."""
+    logger.info("model: %s", chosen.description)
+    harness, installation = await build_harness(
+        llm=chosen.llm, store=store, plugins=settings.plugins, data_dir=settings.data_dir
+    )
+    stack.push_async_callback(harness.close)
+    for refused in installation.refused:
+        logger.error("plugin refused: %s", refused.message)
+    logger.info("plugins: %s", ", ".join(r.plugin for r in installation.reports))
+    return TaskActivities(harness)
 
 
 @dataclass(frozen=True)
@@ -94,11 +108,9 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     store = SqliteStore(settings.store_path)
     stack.push_async_callback(store.close)
     logger.info("store: sqlite at %s", settings.store_path)
-    logger.info("model: %s", chosen.description)
     task_queue = settings.temporal.task_queue
-    worker = build_worker(
-        connection.client, task_queue=task_queue, activities=TaskActivities(chosen.llm, store)
-    )
+    activities = await _activities(settings, chosen, store, stack)
+    worker = build_worker(connection.client, task_queue=task_queue, activities=activities)
     await stack.enter_async_context(worker)
     logger.info("worker: task queue %s", task_queue)
     gateway = TaskGateway(connection.client, task_queue=task_queue, store=store)

@@ -53,6 +53,9 @@ class EntityRef(BaseModel, frozen=True):
     def _version_parses(cls, value: str | None) -> str | None:
         if value is None or value == LATEST:
             return value
+        if not value.strip():
+            # packaging reads "" as an empty SpecifierSet that admits everything.
+            raise ValueError("a version cannot be blank: omit it, or use '*' for the latest")
         try:
             Version(value)
         except InvalidVersion:

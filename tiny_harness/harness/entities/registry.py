@@ -14,12 +14,18 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from enum import StrEnum
 
 from packaging.version import Version
 from pydantic import BaseModel, ConfigDict, HttpUrl, model_validator
 
-from tiny_harness.errors import EntityNotFoundError, RegistryConflictError, VersionNotFoundError
+from tiny_harness.errors import (
+    EntityNotFoundError,
+    RegistryConflictError,
+    RegistryError,
+    VersionNotFoundError,
+)
 from tiny_harness.harness.entities.entity import LATEST, Entity, EntityKind, EntityRef
 
 type Factory = Callable[[], Entity | Awaitable[Entity]]
@@ -69,6 +75,11 @@ class RegistryEntry(BaseModel):
 
 type _Key = tuple[EntityKind, str, Version | None]
 
+_IN_PROGRESS: ContextVar[frozenset[tuple[int, _Key]]] = ContextVar(
+    "registry_in_progress", default=frozenset()
+)
+"""(registry id, entry key) pairs being materialised by the current task's call chain."""
+
 
 class Registry:
     """The harness's entities, by kind, id and version."""
@@ -77,6 +88,7 @@ class Registry:
         self._entries: dict[_Key, RegistryEntry] = {}
         self._resolved: dict[_Key, Entity] = {}
         self._resolvers: dict[TransportProtocol, RemoteResolver] = {}
+        self._pending: dict[_Key, asyncio.Lock] = {}
         self._lock = asyncio.Lock()
 
     def register_resolver(self, protocol: TransportProtocol, resolver: RemoteResolver) -> None:
@@ -100,16 +112,20 @@ class Registry:
             key = self._resolve_key(ref)
             del self._entries[key]
             self._resolved.pop(key, None)
+            self._pending.pop(key, None)
 
     async def get[T: Entity](self, ref: EntityRef, kind: type[T]) -> T:
         """The entity `ref` resolves to, as a `kind`; raises `EntityNotFoundError` or
-        `VersionNotFoundError` when there is none."""
+        `VersionNotFoundError` when there is none.
+
+        A factory or resolver may itself look up other entities; one that (directly or
+        through others) looks up its own entry raises `RegistryError` instead of hanging.
+        """
         async with self._lock:
             key = self._resolve_key(ref)
             entity = self._resolved.get(key)
-            if entity is None:
-                entity = await self._materialise(self._entries[key])
-                self._resolved[key] = entity
+        if entity is None:
+            entity = await self._resolve_once(key, ref)
         if not isinstance(entity, kind):
             raise EntityNotFoundError(f"{ref} is a {type(entity).__name__}, not a {kind.__name__}")
         return entity
@@ -132,6 +148,28 @@ class Registry:
                 f"no version of {ref.kind}:{ref.id} matches {ref.version!r}; registered: {versions}"
             )
         return max(matching, key=lambda k: k[2] or Version("0"))
+
+    async def _resolve_once(self, key: _Key, ref: EntityRef) -> Entity:
+        # One lock per entry, not the registry lock: concurrent lookups of this entry wait
+        # for one factory call, lookups of other entries (also from inside it) do not.
+        in_progress = _IN_PROGRESS.get()
+        if (id(self), key) in in_progress:
+            raise RegistryError(f"{ref} depends on itself through its factory or resolver")
+        token = _IN_PROGRESS.set(in_progress | {(id(self), key)})
+        try:
+            async with self._pending.setdefault(key, asyncio.Lock()):
+                entity = self._resolved.get(key)
+                if entity is not None:
+                    return entity
+                entry = self._entries.get(key)
+                if entry is None:
+                    raise EntityNotFoundError(f"{ref} was removed while it was being resolved")
+                entity = await self._materialise(entry)
+                if self._entries.get(key) is entry:  # not replaced or removed meanwhile
+                    self._resolved[key] = entity
+                return entity
+        finally:
+            _IN_PROGRESS.reset(token)
 
     async def _materialise(self, entry: RegistryEntry) -> Entity:
         if entry.factory is not None:

@@ -24,7 +24,6 @@ from pydantic import JsonValue, ValidationError
 
 from tiny_harness.errors import PluginError
 from tiny_harness.harness.plugins._files import present, read_text
-from tiny_harness.harness.plugins._servers import prepare_server
 from tiny_harness.harness.plugins.manifest import (
     HookDef,
     McpServer,
@@ -40,6 +39,7 @@ from tiny_harness.harness.plugins.manifest import (
 from tiny_harness.harness.plugins.paths import resolve_inside
 from tiny_harness.harness.plugins.plugin import NAMESPACE, Plugin
 from tiny_harness.harness.plugins.report import ComponentKind, ComponentStatus, LoadReport
+from tiny_harness.harness.plugins.servers import prepare_server
 
 logger = logging.getLogger(__name__)
 

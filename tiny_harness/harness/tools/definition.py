@@ -60,7 +60,9 @@ class ToolResult(BaseModel, frozen=True):
     is_error: bool = False
 
 
-type CommandKind = Literal["attach_plan", "complete_step", "wait_for_reply"]
+type CommandKind = Literal[
+    "attach_plan", "complete_step", "wait_for_reply", "skill_loaded", "skill_unloaded"
+]
 
 
 class WorkflowCommand(BaseModel, frozen=True):

@@ -1,13 +1,17 @@
 """The activities of a task: every side effect of the loop happens here, never in workflow code.
 
-    intake            a drained message -> the user item the model will read
-    assemble_context  conversation + plan -> the LLM request for this turn
-    invoke_llm        request -> response (the worker's configured model)
-    invoke_tool       one tool call -> its result, or a command for the workflow
-    persist           a task snapshot -> the store
+    intake            a drained message -> the user item the model reads   (request.received)
+    assemble_context  state -> the LLM request for this turn
+    invoke_llm        request -> response                                  (llm.invoked)
+    invoke_tool       one tool call -> result, or a command for the workflow (tool.invoked)
+    persist           a task snapshot -> the store                         (persistence.write)
+    dispatch_hooks    a workflow-level transition -> its hook chain        (task.state_changed, ...)
+    describe_hooks    which workflow-level points have executors at all
 
-Each takes one typed input model. They are methods of `TaskActivities` so the worker hands
-them their dependencies (model, store) once, at construction.
+Each takes one typed input model and runs its body inside the hook chain of its operation.
+A hook's veto (`HookAbort`) of a tool call becomes the refusal the model reads; anywhere
+else it fails the activity without retry (`ApplicationError` type "HookAbort"), and the
+workflow fails the task with the hook's reason.
 """
 
 from __future__ import annotations
@@ -16,20 +20,34 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
-from importlib import resources
+from typing import Final
 
 from a2a.helpers import get_message_text
 from pydantic import BaseModel
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from tiny_harness.errors import ToolError
-from tiny_harness.harness.models.llm import LLM, LLMRequest, LLMResponse, UserItem
-from tiny_harness.harness.persistence.store import Store, TaskRecord
-from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
-from tiny_harness.harness.tools.intrinsics import intrinsic_definitions, invoke_intrinsic
+from tiny_harness.harness.core.harness import Harness
+from tiny_harness.harness.hooks import (
+    HookAbort,
+    HookPoint,
+    LLMInvokedPost,
+    LLMInvokedPre,
+    Operation,
+    PersistenceWriteIn,
+    Phase,
+    RequestReceivedPre,
+    ToolInvokedPost,
+    ToolInvokedPre,
+    context_type,
+)
+from tiny_harness.harness.models.llm import LLMRequest, LLMResponse, UserItem
+from tiny_harness.harness.persistence.store import TaskRecord
+from tiny_harness.harness.tools.definition import ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.service.durable.models import (
     AssembleInput,
+    DispatchInput,
     IntakeInput,
     InvokeLLMInput,
     InvokeToolInput,
@@ -39,6 +57,16 @@ from tiny_harness.service.durable.models import (
 logger = logging.getLogger(__name__)
 
 HEARTBEAT_EVERY_SECONDS = 5.0
+HOOK_ABORT_ERROR: Final = "HookAbort"
+"""`ApplicationError.type` of an activity a hook aborted."""
+
+WORKFLOW_POINTS: Final = (
+    HookPoint(operation=Operation.TASK_STATE_CHANGED, phase=Phase.PRE),
+    HookPoint(operation=Operation.STEP_FINISHED, phase=Phase.PRE),
+    HookPoint(operation=Operation.SKILL_LOADED, phase=Phase.PRE),
+    HookPoint(operation=Operation.SKILL_UNLOADED, phase=Phase.PRE),
+)
+"""Points the workflow dispatches through `dispatch_hooks`."""
 
 
 class ToolOutcome(BaseModel, frozen=True):
@@ -46,11 +74,6 @@ class ToolOutcome(BaseModel, frozen=True):
 
     result: ToolResult
     command: WorkflowCommand | None = None
-
-
-def system_prompt() -> str:
-    """The built-in system prompt, the static prefix of every request."""
-    return resources.files("tiny_harness.builtin").joinpath("systemprompt.md").read_text("utf-8")
 
 
 @asynccontextmanager
@@ -69,18 +92,40 @@ async def _heartbeating() -> AsyncIterator[None]:
         beater.cancel()
 
 
-class TaskActivities:
-    """The activity bodies of `TaskWorkflow`, bound to one worker's model and store."""
+def _aborted(error: HookAbort) -> ApplicationError:
+    return ApplicationError(
+        f"refused by a hook: {error.reason.message}",
+        error.reason.code,
+        type=HOOK_ABORT_ERROR,
+        non_retryable=True,
+    )
 
-    def __init__(self, llm: LLM, store: Store) -> None:
-        self._llm = llm
-        self._store = store
-        self._prompt = system_prompt()
+
+def _pre(operation: Operation) -> HookPoint:
+    return HookPoint(operation=operation, phase=Phase.PRE)
+
+
+def _post(operation: Operation) -> HookPoint:
+    return HookPoint(operation=operation, phase=Phase.POST)
+
+
+class TaskActivities:
+    """The activity bodies of `TaskWorkflow`, bound to one worker's `Harness`."""
+
+    def __init__(self, harness: Harness) -> None:
+        self._harness = harness
 
     @activity.defn(name="intake")
     async def intake(self, data: IntakeInput) -> UserItem:
-        """Turn a drained message into the item the model reads; audit its arrival."""
-        message = data.message
+        """Run request.received hooks on a drained message; return what the model reads."""
+        ctx = RequestReceivedPre(
+            task_id=data.task_id, correlation_id=data.message.message_id, message=data.message
+        )
+        try:
+            ctx = await self._harness.hooks.run(_pre(Operation.REQUEST_RECEIVED), ctx)
+        except HookAbort as error:
+            raise _aborted(error) from error
+        message = ctx.message
         logger.info(
             "task %s: intake of message %s (%d parts)",
             data.task_id,
@@ -88,55 +133,132 @@ class TaskActivities:
             len(message.parts),
         )
         return UserItem(
-            message_id=message.message_id,
-            text=get_message_text(message),
-            reply_to=data.reply_to,
+            message_id=message.message_id, text=get_message_text(message), reply_to=data.reply_to
         )
 
     @activity.defn(name="assemble_context")
     async def assemble_context(self, data: AssembleInput) -> LLMRequest:
         """Build this turn's request: static prompt first (the cacheable prefix), then state."""
-        instructions = self._prompt
+        harness = self._harness
+        parts = [harness.system_prompt]
+        if len(harness.skills):
+            parts.append(f"## skills\n{harness.skills.index()}\n")
+        for skill in data.loaded_skills:
+            parts.append(f"## skill:{skill.name}\n{skill.body}\n")
         if data.plan is not None:
-            instructions = f"{instructions}\n## plan\n{data.plan.render()}\n"
+            parts.append(f"## plan\n{data.plan.render()}\n")
+        tools = await harness.base_tools()
+        skill_tools = tuple(t for skill in data.loaded_skills for t in skill.tools)
         return LLMRequest(
-            instructions=instructions,
+            instructions="\n".join(parts),
             input=tuple(data.conversation),
-            tools=intrinsic_definitions(),
+            tools=tools + skill_tools,
             cache_key=data.task_id,
         )
 
     @activity.defn(name="invoke_llm")
     async def invoke_llm(self, data: InvokeLLMInput) -> LLMResponse:
-        """Call the model once."""
-        async with _heartbeating():
-            return await self._llm.invoke(data.request)
+        """Call the model once, inside llm.invoked pre and post hooks."""
+        hooks = self._harness.hooks
+        correlation = activity.info().activity_id
+        pre = LLMInvokedPre(task_id=data.task_id, correlation_id=correlation, request=data.request)
+        try:
+            pre = await hooks.run(_pre(Operation.LLM_INVOKED), pre)
+            llm = await self._harness.llm()
+            async with _heartbeating():
+                response = await llm.invoke(pre.request)
+            post = LLMInvokedPost(**pre.model_dump(), response=response)
+            post = await hooks.run(_post(Operation.LLM_INVOKED), post)
+        except HookAbort as error:
+            raise _aborted(error) from error
+        return post.response
 
     @activity.defn(name="invoke_tool")
     async def invoke_tool(self, data: InvokeToolInput) -> ToolOutcome:
-        """Run one tool call; a call the tool refuses comes back as an error result."""
-        call = data.call
+        """Run one tool call inside tool.invoked hooks; a veto or a refusal is the result."""
+        hooks = self._harness.hooks
+        pre = ToolInvokedPre(task_id=data.task_id, correlation_id=data.call.call_id, call=data.call)
         try:
-            command = invoke_intrinsic(call)
+            pre = await hooks.run(_pre(Operation.TOOL_INVOKED), pre)
+        except HookAbort as error:
+            text = f"refused by hook: {error.reason.code}: {error.reason.message}"
+            return ToolOutcome(result=_error(data.call, text))
+        async with _heartbeating():
+            outcome = await self._run_tool(pre.call, data.loaded_skills)
+        post = ToolInvokedPost(**pre.model_dump(), result=outcome.result)
+        try:
+            post = await hooks.run(_post(Operation.TOOL_INVOKED), post)
+        except HookAbort as error:
+            raise _aborted(error) from error
+        if outcome.command is not None:
+            return ToolOutcome(result=post.result, command=outcome.command)
+        return ToolOutcome(result=post.result)
+
+    async def _run_tool(self, call: ToolCall, loaded_skills: tuple[str, ...]) -> ToolOutcome:
+        try:
+            tool = await self._harness.tool(call.name, loaded_skills=loaded_skills)
+            answer = await tool.invoke(call)
         except ToolError as error:
-            logger.info("task %s: tool call %s refused: %s", data.task_id, call.name, error.code)
-            text = f"{error.code}: {error.message}"
-            return ToolOutcome(
-                result=ToolResult(call_id=call.call_id, name=call.name, text=text, is_error=True)
-            )
-        return ToolOutcome(result=command.result, command=command)
+            logger.info("tool call %s refused: %s", call.name, error.code)
+            return ToolOutcome(result=_error(call, f"{error.code}: {error.message}"))
+        except LookupError as error:
+            return ToolOutcome(result=_error(call, f"tool_not_found: {error}"))
+        if isinstance(answer, WorkflowCommand):
+            return ToolOutcome(result=answer.result, command=answer)
+        return ToolOutcome(result=answer)
 
     @activity.defn(name="persist")
     async def persist(self, data: PersistInput) -> None:
-        """Write the task's snapshot to the store; an older snapshot never replaces a newer."""
+        """Write the task's snapshot through the persistence.write body (replaceable)."""
         record = TaskRecord(
             task=data.task,
             version=data.version,
-            updated_at=datetime.now(UTC),
+            updated_at=self._harness.providers.clock(),
             events=data.events,
         )
-        await self._store.put_task(record)
+        store = await self._harness.store()
+
+        async def write(ctx: PersistenceWriteIn) -> PersistenceWriteIn:
+            await store.put_task(ctx.record)
+            return ctx.model_copy(update={"result": "stored"})
+
+        ctx = PersistenceWriteIn(
+            task_id=record.task_id, correlation_id=str(data.version), record=record
+        )
+        point = HookPoint(operation=Operation.PERSISTENCE_WRITE, phase=Phase.IN)
+        try:
+            await self._harness.hooks.run_body(point, ctx, write)
+        except HookAbort as error:
+            raise _aborted(error) from error
+
+    @activity.defn(name="dispatch_hooks")
+    async def dispatch_hooks(self, data: DispatchInput) -> None:
+        """Run the hook chain of a workflow-level transition."""
+        point = HookPoint.parse(data.point)
+        ctx = context_type(point).model_validate(data.context)
+        try:
+            await self._harness.hooks.run(point, ctx)
+        except HookAbort as error:
+            raise _aborted(error) from error
+
+    @activity.defn(name="describe_hooks")
+    async def describe_hooks(self) -> tuple[str, ...]:
+        """The workflow-level points that have at least one executor on this worker."""
+        hooks = self._harness.hooks
+        return tuple(str(p) for p in WORKFLOW_POINTS if hooks.subscribers(p))
 
     def all(self) -> list[Callable[..., Awaitable[object]]]:
         """Every activity, for the worker."""
-        return [self.intake, self.assemble_context, self.invoke_llm, self.invoke_tool, self.persist]
+        return [
+            self.intake,
+            self.assemble_context,
+            self.invoke_llm,
+            self.invoke_tool,
+            self.persist,
+            self.dispatch_hooks,
+            self.describe_hooks,
+        ]
+
+
+def _error(call: ToolCall, text: str) -> ToolResult:
+    return ToolResult(call_id=call.call_id, name=call.name, text=text, is_error=True)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from tiny_harness.harness.core.plan import Plan
 from tiny_harness.harness.core.proto import ProtoJson
 from tiny_harness.harness.models.llm import InputItem, LLMRequest
-from tiny_harness.harness.tools.definition import ToolCall
+from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolDefinition
 
 
 class LoggedEvent(BaseModel, frozen=True):
@@ -31,6 +31,14 @@ class PendingQuestion(BaseModel, frozen=True):
     options: tuple[str, ...] = ()
 
 
+class LoadedSkill(BaseModel, frozen=True):
+    """A skill the model loaded: its body and its MCP tools stay in context until unloaded."""
+
+    name: str
+    body: str
+    tools: tuple[ToolDefinition, ...] = ()
+
+
 class TaskRun(BaseModel):
     """Everything a task workflow knows; carried whole across continue-as-new."""
 
@@ -42,6 +50,7 @@ class TaskRun(BaseModel):
     events: list[LoggedEvent] = Field(default_factory=list)
     pending_question: PendingQuestion | None = None
     cancel_reason: str | None = None
+    loaded_skills: list[LoadedSkill] = Field(default_factory=list)
     llm_calls: int = 0
 
     @property
@@ -108,6 +117,7 @@ class AssembleInput(BaseModel, frozen=True):
     task_id: str
     conversation: tuple[InputItem, ...]
     plan: Plan | None = None
+    loaded_skills: tuple[LoadedSkill, ...] = ()
 
 
 class InvokeLLMInput(BaseModel, frozen=True):
@@ -122,6 +132,7 @@ class InvokeToolInput(BaseModel, frozen=True):
 
     task_id: str
     call: ToolCall
+    loaded_skills: tuple[str, ...] = ()
 
 
 class PersistInput(BaseModel, frozen=True):
@@ -130,3 +141,10 @@ class PersistInput(BaseModel, frozen=True):
     task: ProtoJson[Task]
     version: int
     events: tuple[ProtoJson[StreamResponse], ...] = ()
+
+
+class DispatchInput(BaseModel, frozen=True):
+    """Input of the `dispatch_hooks` activity: a point and its context, as JSON."""
+
+    point: str
+    context: JsonObject

@@ -32,7 +32,8 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, ToolResultItem
     from tiny_harness.harness.tools.definition import ToolCall, ToolResult, WorkflowCommand
     from tiny_harness.service.durable import event_log
-    from tiny_harness.service.durable.activities import TaskActivities
+    from tiny_harness.service.durable.activities import HOOK_ABORT_ERROR, TaskActivities
+    from tiny_harness.service.durable.dispatch import HookDispatcher
     from tiny_harness.service.durable.models import (
         AssembleInput,
         EventPage,
@@ -40,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
         IntakeInput,
         InvokeLLMInput,
         InvokeToolInput,
+        LoadedSkill,
         PendingQuestion,
         TaskRun,
         TaskSnapshot,
@@ -87,6 +89,7 @@ class TaskWorkflow:
         self._closing = False
         self._cancel_requested = self._run.cancel_reason is not None
         self._driver: asyncio.Task[None] | None = None
+        self._hooks = HookDispatcher(start.task_id, self._on_hook_abort)
 
     # ---- run ---------------------------------------------------------------------------
 
@@ -97,13 +100,17 @@ class TaskWorkflow:
         try:
             await self._driver
         except asyncio.CancelledError:
-            if not self._cancel_requested:
+            if self._hooks.abort_reason is not None:
+                self._fail(self._hooks.abort_reason)
+            elif not self._cancel_requested:
                 self._cancel_requested = True
                 self._run.cancel_reason = "the workflow was cancelled"
         except ActivityError as error:
             # Cancelling the driver cancels the activity in flight, which surfaces here.
-            if not self._cancel_requested:
-                self._fail(f"An activity failed after its retries: {error.cause or error}")
+            if self._hooks.abort_reason is not None:
+                self._fail(self._hooks.abort_reason)
+            elif not self._cancel_requested:
+                self._fail(_failure_text(error))
         if self._cancel_requested and not self._is_final():
             reason = self._run.cancel_reason or "canceled"
             self._set_state(TaskState.TASK_STATE_CANCELED, f"Task canceled: {reason}")
@@ -137,6 +144,7 @@ class TaskWorkflow:
                 task_id=self._start.task_id,
                 conversation=tuple(self._run.conversation),
                 plan=self._run.plan,
+                loaded_skills=tuple(self._run.loaded_skills),
             ),
             start_to_close_timeout=_SHORT,
             retry_policy=_RETRY,
@@ -159,7 +167,11 @@ class TaskWorkflow:
     async def _run_tool(self, call: ToolCall) -> None:
         outcome = await workflow.execute_activity_method(
             TaskActivities.invoke_tool,
-            InvokeToolInput(task_id=self._start.task_id, call=call),
+            InvokeToolInput(
+                task_id=self._start.task_id,
+                call=call,
+                loaded_skills=tuple(s.name for s in self._run.loaded_skills),
+            ),
             start_to_close_timeout=_LONG,
             heartbeat_timeout=_HEARTBEAT,
             retry_policy=_RETRY,
@@ -189,11 +201,31 @@ class TaskWorkflow:
                     raise PlanError("there is no plan yet; call create_plan first")
                 self._run.plan = self._run.plan.complete(step_id, output)
                 self._say(f"Step {step_id} done: {output}".rstrip(": "), plan=True)
+                step = self._run.plan.step(step_id)
+                self._hooks.step_finished(step, output)
             elif command.kind == "wait_for_reply":
                 return self._ask(command)
+            elif command.kind in ("skill_loaded", "skill_unloaded"):
+                self._change_skills(command)
         except PlanError as error:
             return _error_result(command, f"{error.code}: {error.message}")
         return command.result
+
+    def _change_skills(self, command: WorkflowCommand) -> None:
+        name = str(command.payload["name"])
+        kept = [s for s in self._run.loaded_skills if s.name != name]
+        if command.kind == "skill_loaded":
+            skill = LoadedSkill.model_validate(
+                {k: command.payload[k] for k in ("name", "body", "tools")}
+            )
+            kept.append(skill)
+        self._run.loaded_skills = kept
+        self._hooks.skill_changed(name, loaded=command.kind == "skill_loaded")
+
+    def _on_hook_abort(self, reason: str) -> None:
+        """A workflow-level hook vetoed a transition: the task fails with its reason."""
+        if self._driver is not None and not self._driver.done():
+            self._driver.cancel()
 
     def _ask(self, command: WorkflowCommand) -> ToolResult | None:
         if self._run.pending_question is not None:
@@ -246,9 +278,12 @@ class TaskWorkflow:
         message = None
         if text is not None:
             message = event_log.agent_message(self._run.task, str(workflow.uuid4()), text, data)
+        before = self._run.task.status.state
         self._record(event_log.status_event(self._run.task, state, workflow.now(), message))
         if state not in event_log.TERMINAL_STATES:  # the final flush writes the end
             self._snapshots.mark()
+        if before != state:
+            self._hooks.state_changed(before, state)
 
     def _say(self, text: str, *, plan: bool = False) -> None:
         """A progress message while WORKING; plan changes carry the plan as a data part."""
@@ -278,6 +313,7 @@ class TaskWorkflow:
         return self._run.task.status.state in event_log.TERMINAL_STATES
 
     async def _close(self) -> TaskSnapshot:
+        await self._hooks.settle()
         await self._snapshots.flush(final=True)
         self._closing = True
         self._log.end()
@@ -292,6 +328,7 @@ class TaskWorkflow:
         return length > self._start.history_event_bound or info.is_continue_as_new_suggested()
 
     async def _roll_over(self) -> None:
+        await self._hooks.settle()
         await self._snapshots.flush()
         self._log.end()
         await workflow.wait_condition(workflow.all_handlers_finished)
@@ -372,6 +409,13 @@ class TaskWorkflow:
     def task(self) -> TaskSnapshot:
         """The task as its events describe it now."""
         return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
+
+
+def _failure_text(error: ActivityError) -> str:
+    cause = error.cause
+    if isinstance(cause, ApplicationError) and cause.type == HOOK_ABORT_ERROR:
+        return f"Refused by a hook: {cause.message}"
+    return f"An activity failed after its retries: {cause or error}"
 
 
 def _error_result(command: WorkflowCommand, text: str) -> ToolResult:
