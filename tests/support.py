@@ -20,6 +20,7 @@ from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskSta
 from temporalio.client import Client
 
 from tiny_harness.harness.core.harness import Harness
+from tiny_harness.harness.models.llm import LLMRequest
 from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.plugins.install import Installation, build_harness
@@ -27,6 +28,7 @@ from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.gateway import TaskGateway
+from tiny_harness.service.durable.models import InvokeLLMInput
 from tiny_harness.service.durable.worker import build_worker
 from tiny_harness.service.http import HttpServer, free_port
 
@@ -132,3 +134,20 @@ def states(events: list[StreamResponse]) -> list[str]:
         elif kind == "artifact_update":
             out.append("artifact")
     return out
+
+
+async def llm_requests(temporal: Client, task_id: str) -> list[LLMRequest]:
+    """Every request the task's workflow sent to the model, from its history, in order."""
+    history = await temporal.get_workflow_handle(task_id).fetch_history()
+    requests: list[LLMRequest] = []
+    for event in history.events:
+        if not event.HasField("activity_task_scheduled_event_attributes"):
+            continue
+        scheduled = event.activity_task_scheduled_event_attributes
+        if scheduled.activity_type.name != "invoke_llm":
+            continue
+        decoded = await temporal.data_converter.decode(
+            list(scheduled.input.payloads), [InvokeLLMInput]
+        )
+        requests.append(decoded[0].request)
+    return requests

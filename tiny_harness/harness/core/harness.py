@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from mcp import StdioServerParameters
 
-from tiny_harness.errors import PluginError, ToolError, ToolNotFoundError
+from tiny_harness.errors import PluginError, RegistryError, ToolError, ToolNotFoundError
 from tiny_harness.harness.entities import EntityKind, EntityRef, Registry, RegistryEntry
 from tiny_harness.harness.hooks import HookManager, Providers
 from tiny_harness.harness.models.llm import LLM
@@ -68,15 +68,17 @@ class Harness:
         return tuple([(await self.registry.get(r, Tool)).definition for r in refs])
 
     async def tool(self, name: str, *, loaded_skills: Sequence[str]) -> Tool:
-        """The tool the model calls `name`; a skill's tool only while that skill is loaded."""
-        owner = self.skill_owning(name)
-        if owner is not None and owner not in loaded_skills:
-            raise ToolNotFoundError(f"{name!r} belongs to skill {owner!r}: load_skill it first")
-        if owner is None and "." in name:
-            prefix = name.split(".", 1)[0]
-            if prefix in loaded_skills and prefix in self.skills:
-                await self.open_skill_tools(self.skills.get(prefix))
-        return await self.registry.get(tool_ref(name), Tool)
+        """The tool the model calls `name`. A skill's tool (`<skill>.<tool>`) only while that
+        skill is loaded; raises `ToolNotFoundError` otherwise, or for a name nobody offers."""
+        owner = self.skill_owning(name) or _skill_prefix(name, self.skills)
+        if owner is not None:
+            if owner not in loaded_skills:
+                raise ToolNotFoundError(f"{name!r} belongs to skill {owner!r}: load_skill it first")
+            await self.open_skill_tools(self.skills.get(owner))
+        try:
+            return await self.registry.get(tool_ref(name), Tool)
+        except RegistryError as error:
+            raise ToolNotFoundError(f"no tool named {name!r}") from error
 
     def skill_owning(self, tool_name: str) -> str | None:
         """The skill whose MCP servers provide `tool_name`, if one does."""
@@ -121,6 +123,11 @@ class Harness:
         for source in self._sources:
             await source.close()
         self._sources.clear()
+
+
+def _skill_prefix(name: str, skills: SkillCatalog) -> str | None:
+    prefix = name.split(".", 1)[0] if "." in name else None
+    return prefix if prefix is not None and prefix in skills else None
 
 
 def mcp_address(server: McpServer) -> McpServerAddress:

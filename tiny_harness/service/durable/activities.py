@@ -201,8 +201,6 @@ class TaskActivities:
         except ToolError as error:
             logger.info("tool call %s refused: %s", call.name, error.code)
             return ToolOutcome(result=_error(call, f"{error.code}: {error.message}"))
-        except LookupError as error:
-            return ToolOutcome(result=_error(call, f"tool_not_found: {error}"))
         if isinstance(answer, WorkflowCommand):
             return ToolOutcome(result=answer.result, command=answer)
         return ToolOutcome(result=answer)

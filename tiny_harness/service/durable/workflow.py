@@ -413,8 +413,10 @@ class TaskWorkflow:
 
 def _failure_text(error: ActivityError) -> str:
     cause = error.cause
-    if isinstance(cause, ApplicationError) and cause.type == HOOK_ABORT_ERROR:
-        return f"Refused by a hook: {cause.message}"
+    if isinstance(cause, ApplicationError):
+        if cause.type == HOOK_ABORT_ERROR:
+            return f"Refused by a hook: {cause.message}"
+        return f"An activity failed after its retries: {cause.type}: {cause.message}"
     return f"An activity failed after its retries: {cause or error}"
 
 

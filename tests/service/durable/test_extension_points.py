@@ -1,0 +1,195 @@
+"""A plugin folder changes what the agent does, on a real Temporal dev server.
+
+Each test writes a plugin into tmp_path, starts a harness with it, runs a scripted task and
+reads what the model was actually sent from the workflow's history.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from a2a.helpers import get_message_text
+from a2a.types import GetTaskRequest, TaskState
+from temporalio.client import Client
+
+from tests.service.durable import plugin_hooks
+from tests.support import collect, llm_requests, running_harness, send_request, states
+from tiny_harness.harness.models.llm import ToolResultItem
+from tiny_harness.service.http import free_port
+
+CALCULATOR = Path(__file__).parents[2] / "fixtures" / "mcp_servers" / "calculator.py"
+NAMESPACE = "io.github.madarauchiha-314.tiny-harness"
+
+
+def write_plugin(root: Path, name: str, files: dict[str, str]) -> Path:
+    plugin = root / name
+    (plugin / NAMESPACE).mkdir(parents=True)
+    (plugin / "plugin.json").write_text(json.dumps({"name": name, "version": "1.0.0"}))
+    for relative, text in files.items():
+        path = plugin / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return plugin
+
+
+def tool_results(request_input: tuple[object, ...]) -> list[ToolResultItem]:
+    return [item for item in request_input if isinstance(item, ToolResultItem)]
+
+
+async def test_plugin_system_prompt_replaces_the_default_and_the_model_sees_it(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    plugin = write_plugin(
+        tmp_path,
+        "pirate",
+        {f"{NAMESPACE}/systemprompt.md": "## role\nYou are a pirate.\n\n## rules\nSay arr.\n"},
+    )
+    script = "turns:\n  - text: arr\n"
+    async with running_harness(temporal_client, tmp_path, script, plugins=[plugin]) as harness:
+        events = await collect((await harness.client()).send_message(send_request("hi")))
+        requests = await llm_requests(temporal_client, events[0].task.id)
+    assert requests[0].instructions.startswith("## role\nYou are a pirate.")
+    assert "You are tiny-harness" not in requests[0].instructions
+
+
+async def test_plugin_prompt_extends_one_section_of_the_default(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    plugin = write_plugin(
+        tmp_path,
+        "polite",
+        {f"{NAMESPACE}/prompts/please.md": "---\nextends: rules\n---\nAlways say please.\n"},
+    )
+    async with running_harness(
+        temporal_client, tmp_path, "turns:\n  - text: ok\n", plugins=[plugin]
+    ) as harness:
+        events = await collect((await harness.client()).send_message(send_request("hi")))
+        requests = await llm_requests(temporal_client, events[0].task.id)
+    rules = requests[0].instructions.split("## rules", 1)[1]
+    assert "Always say please." in rules
+    assert "You are tiny-harness" in requests[0].instructions
+
+
+VETO_SCRIPT = """
+turns:
+  - tool_calls:
+      - name: create_plan
+        arguments: {steps: [{id: a, name: first}, {id: b, name: second, depends_on: [a]}]}
+  - tool_calls:
+      - {name: complete_step, arguments: {step_id: a, output: done a}}
+      - {name: complete_step, arguments: {step_id: b, output: done b}}
+  - text: finished
+"""
+
+
+async def test_pre_hook_vetoes_one_tool_call_and_the_model_reads_the_refusal(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    hooks = [{"name": "veto", "import_path": "tests.service.durable.plugin_hooks:veto_step_b"}]
+    plugin = write_plugin(tmp_path, "veto", {f"{NAMESPACE}/hooks.json": json.dumps(hooks)})
+    async with running_harness(temporal_client, tmp_path, VETO_SCRIPT, plugins=[plugin]) as h:
+        events = await collect((await h.client()).send_message(send_request("go")))
+        requests = await llm_requests(temporal_client, events[0].task.id)
+        task = await (await h.client()).get_task(GetTaskRequest(id=events[0].task.id))
+    results = tool_results(requests[-1].input)
+    by_step = {r.call_id: r for r in results}
+    refused = [r for r in results if r.is_error]
+    assert len(refused) == 1
+    assert "refused by hook: policy: step b needs a human" in refused[0].text
+    assert any(not r.is_error and r.text == "Step a done." for r in by_step.values())
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+
+
+async def test_in_hook_at_lower_priority_replaces_the_default_body(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    hooks = [
+        {
+            "name": "skip-store",
+            "priority": 10,
+            "import_path": "tests.service.durable.plugin_hooks:skip_store",
+        }
+    ]
+    plugin = write_plugin(tmp_path, "nostore", {f"{NAMESPACE}/hooks.json": json.dumps(hooks)})
+    async with running_harness(
+        temporal_client, tmp_path, "turns:\n  - text: ok\n", plugins=[plugin]
+    ) as harness:
+        events = await collect((await harness.client()).send_message(send_request("hi")))
+        task_id = events[0].task.id
+        await temporal_client.get_workflow_handle(task_id).result()
+        stored = await harness.store.get_task(task_id)
+    assert stored is None
+    assert task_id in plugin_hooks.SKIPPED_WRITES
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"
+
+
+SKILL_SCRIPT = """
+turns:
+  - tool_calls: [{name: calc.add, arguments: {a: 2, b: 3}}]
+  - tool_calls: [{name: load_skill, arguments: {name: calc}}]
+  - tool_calls: [{name: calc.add, arguments: {a: 2, b: 3}}]
+  - text: five
+"""
+
+
+async def test_skill_mcp_tool_is_callable_after_load_skill_and_not_before(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    launcher = f'#!/bin/sh\nexec "$TEST_PYTHON" "{CALCULATOR}"\n'
+    mcp = {
+        "mcpServers": {
+            "calculator": {"command": "./serve.sh", "env": {"TEST_PYTHON": sys.executable}}
+        }
+    }
+    skill_md = "---\nname: calc\ndescription: Adds numbers with a calculator.\n---\nUse calc.add.\n"
+    plugin = write_plugin(
+        tmp_path,
+        "calc-plugin",
+        {
+            "skills/calc/SKILL.md": skill_md,
+            "skills/calc/mcp.json": json.dumps(mcp),
+            "skills/calc/serve.sh": launcher,
+        },
+    )
+    (plugin / "skills/calc/serve.sh").chmod(0o755)
+    async with running_harness(temporal_client, tmp_path, SKILL_SCRIPT, plugins=[plugin]) as h:
+        events = await collect((await h.client()).send_message(send_request("add 2 and 3")))
+        requests = await llm_requests(temporal_client, events[0].task.id)
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"
+    first_tools = {t.name for t in requests[0].tools}
+    assert "load_skill" in first_tools
+    assert "calc.add" not in first_tools
+    assert "- calc: Adds numbers with a calculator." in requests[0].instructions
+    before, loaded, after = tool_results(requests[-1].input)
+    assert before.is_error
+    assert "load_skill it first" in before.text
+    assert "Skill 'calc' loaded" in loaded.text
+    assert not after.is_error
+    assert after.text == '{"total": 5}'
+    assert "calc.add" in {t.name for t in requests[-1].tools}
+    assert "## skill:calc\nUse calc.add." in requests[-1].instructions
+
+
+@pytest.mark.timeout(90)
+async def test_unreachable_remote_hook_fails_the_operation_closed(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    """Nothing passes a hook that cannot be asked: the call never runs and the task fails
+    after the activity's retries."""
+    url = f"http://127.0.0.1:{free_port()}/hook"
+    hooks = [{"name": "gatekeeper", "points": ["tool.invoked.pre"], "url": url}]
+    plugin = write_plugin(tmp_path, "gate", {f"{NAMESPACE}/hooks.json": json.dumps(hooks)})
+    async with running_harness(temporal_client, tmp_path, VETO_SCRIPT, plugins=[plugin]) as h:
+        events = await collect((await h.client()).send_message(send_request("go")))
+    assert states(events)[-1] == "TASK_STATE_FAILED"
+    texts = [
+        get_message_text(e.status_update.status.message)
+        for e in events
+        if e.HasField("status_update") and e.status_update.status.HasField("message")
+    ]
+    assert not any(text.startswith("Plan:") for text in texts)
+    assert "HookTransportError" in texts[-1]
+    assert "gatekeeper" in texts[-1]
