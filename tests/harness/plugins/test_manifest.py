@@ -81,7 +81,7 @@ def test_manifest_accepts_a_portable_name(name: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        '{"name": "demo"}',
+        '{"version": "1"}',
         '{"name": "demo", "version": 1}',
         '{"name": "demo", "version": "1", "author": {"name": "a", "role": "x"}}',
         '{"name": "demo", "version": "1", "name": "other"}',
@@ -92,6 +92,12 @@ def test_manifest_accepts_a_portable_name(name: str) -> None:
 def test_manifest_refuses_other_violations(text: str) -> None:
     with pytest.raises(PluginError):
         parse_manifest(text, source="plugin.json")
+
+
+def test_a_manifest_needs_only_a_name() -> None:
+    manifest, _ = parse_manifest('{"name": "demo"}', source="plugin.json")
+    assert manifest.name == "demo"
+    assert manifest.version is None
 
 
 def test_stdio_server_may_omit_its_type() -> None:

@@ -55,7 +55,8 @@ class PluginManifest(BaseModel, frozen=True, extra="allow", serialize_by_alias=T
 
     schema_uri: str | None = Field(default=None, alias="$schema")
     name: PluginName
-    version: str
+    version: str | None = None
+    """Optional in the Agent Plugins 1.0.0 manifest."""
     description: str | None = None
     author: PluginAuthor | None = None
     homepage: str | None = None
