@@ -1,0 +1,1 @@
+"""Contract tests: the public interfaces, pinned by committed snapshots."""
