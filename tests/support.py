@@ -20,6 +20,7 @@ from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskSta
 from temporalio.client import Client
 
 from tiny_harness.harness.core.harness import Harness
+from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.models.llm import LLMRequest
 from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
 from tiny_harness.harness.persistence.sqlite import SqliteStore
@@ -75,12 +76,17 @@ async def running_harness(
     max_request_bytes: int = 1_048_576,
     history_event_bound: int = 10_000,
     plugins: Sequence[Path] = (),
+    retries: RetryPolicies | None = None,
 ) -> AsyncIterator[RunningHarness]:
     task_queue = f"test-{uuid.uuid4()}"
     store = SqliteStore(tmp_path / f"{task_queue}.sqlite3")
     llm = ScriptedLLM(script(script_text), name="test")
     gateway = TaskGateway(
-        temporal, task_queue=task_queue, store=store, history_event_bound=history_event_bound
+        temporal,
+        task_queue=task_queue,
+        store=store,
+        history_event_bound=history_event_bound,
+        retries=retries,
     )
     port = free_port()
     url = f"http://127.0.0.1:{port}"

@@ -34,6 +34,7 @@ from pydantic import AnyHttpUrl, BaseModel, Field, SecretStr, ValidationError, f
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tiny_harness.errors import ConfigError
+from tiny_harness.harness.core.retry import RetryPolicies
 
 __all__ = [
     "ENV_NESTED_DELIMITER",
@@ -137,6 +138,9 @@ class Settings(BaseSettings):
     server: ServerConfig = ServerConfig()
     model: ModelConfig = ModelConfig()
     store: StoreConfig = StoreConfig()
+    retries: RetryPolicies = RetryPolicies()
+    """How the workflow retries the loop's activities (`[retries.default]`,
+    `[retries.per_activity.invoke_llm]` in the TOML file)."""
     plugins: tuple[Path, ...] = ()
     """Plugin folders loaded after the built-in plugin, in order. In the environment,
     `TINY_HARNESS_PLUGINS` holds them separated by the path separator (`:` on POSIX)."""

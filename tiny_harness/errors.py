@@ -11,6 +11,7 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     │   └── RegistryConflictError        the entity is registered already (no override)
     ├── ScriptError                      a scripted-model script is malformed
     ├── ToolError                        a tool call cannot be honoured
+    │   ├── ToolNotRetriedError          a non-idempotent tool failed; it is never run twice
     │   ├── ToolNotFoundError            the model named a tool nobody registered
     │   └── ToolArgumentError            the arguments fail the tool's input schema
     ├── PlanError                        a plan is malformed (duplicate ids, unknown deps)
@@ -328,3 +329,10 @@ class PromptError(TinyHarnessError):
         super().__init__(message)
         self.source = source
         self.section = section
+
+
+class ToolNotRetriedError(ToolError):
+    """Raised (as the tool's result) when a tool that is not idempotent failed: running it
+    again could repeat its side effect, so the workflow does not retry it."""
+
+    code = "tool_not_retried"

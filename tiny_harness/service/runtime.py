@@ -113,7 +113,9 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     worker = build_worker(connection.client, task_queue=task_queue, activities=activities)
     await stack.enter_async_context(worker)
     logger.info("worker: task queue %s", task_queue)
-    gateway = TaskGateway(connection.client, task_queue=task_queue, store=store)
+    gateway = TaskGateway(
+        connection.client, task_queue=task_queue, store=store, retries=settings.retries
+    )
     card = build_agent_card(settings.advertised_url, model=chosen.description)
     app = create_app(gateway, card, max_request_bytes=settings.server.max_request_bytes)
     http = await stack.enter_async_context(

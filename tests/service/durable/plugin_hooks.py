@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from tiny_harness.harness.hooks import (
     AbortReason,
+    ActivityFailedPre,
+    ActivityRetriedPre,
     HookAbort,
     HookContext,
     HookPoint,
@@ -45,3 +49,43 @@ class SkipStore:
 
 veto_step_b = VetoStepB()
 skip_store = SkipStore()
+
+
+class FlakyFirstAttempt:
+    """Fails the first attempt of every tool call (as a broken hook server would), so the
+    activity fails and the workflow's retry policy decides what happens next."""
+
+    name = "flaky-first-attempt"
+    priority = 100
+    points = frozenset({HookPoint.parse("tool.invoked.pre")})
+
+    async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
+        if isinstance(ctx, ToolInvokedPre) and ctx.attempt == 1:
+            raise RuntimeError(f"transient failure of {ctx.call.name}")
+        return None
+
+
+RETRIES_SEEN: list[tuple[str, str, int]] = []
+"""(point, activity, attempt) of every activity.failed/retried context seen."""
+
+
+class RetryObserver:
+    """Records failed attempts and makes every retry wait 10 ms."""
+
+    name = "retry-observer"
+    priority = 100
+    points = frozenset(
+        {HookPoint.parse("activity.failed.pre"), HookPoint.parse("activity.retried.pre")}
+    )
+
+    async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
+        if isinstance(ctx, ActivityFailedPre):
+            RETRIES_SEEN.append((str(point), ctx.activity, ctx.attempt))
+        if isinstance(ctx, ActivityRetriedPre):
+            RETRIES_SEEN.append((str(point), ctx.activity, ctx.attempt))
+            return ctx.model_copy(update={"next_delay": timedelta(milliseconds=10)})
+        return None
+
+
+flaky_first_attempt = FlakyFirstAttempt()
+retry_observer = RetryObserver()

@@ -44,7 +44,7 @@ from tiny_harness.harness.hooks import (
 )
 from tiny_harness.harness.models.llm import LLMRequest, LLMResponse, UserItem
 from tiny_harness.harness.persistence.store import TaskRecord
-from tiny_harness.harness.tools.definition import ToolCall, ToolResult, WorkflowCommand
+from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.service.durable.models import (
     AssembleInput,
     DispatchInput,
@@ -56,7 +56,7 @@ from tiny_harness.service.durable.models import (
 
 logger = logging.getLogger(__name__)
 
-HEARTBEAT_EVERY_SECONDS = 5.0
+HEARTBEAT_EVERY_SECONDS = 10.0
 HOOK_ABORT_ERROR: Final = "HookAbort"
 """`ApplicationError.type` of an activity a hook aborted."""
 
@@ -65,6 +65,8 @@ WORKFLOW_POINTS: Final = (
     HookPoint(operation=Operation.STEP_FINISHED, phase=Phase.PRE),
     HookPoint(operation=Operation.SKILL_LOADED, phase=Phase.PRE),
     HookPoint(operation=Operation.SKILL_UNLOADED, phase=Phase.PRE),
+    HookPoint(operation=Operation.ACTIVITY_FAILED, phase=Phase.PRE),
+    HookPoint(operation=Operation.ACTIVITY_RETRIED, phase=Phase.PRE),
 )
 """Points the workflow dispatches through `dispatch_hooks`."""
 
@@ -161,7 +163,12 @@ class TaskActivities:
         """Call the model once, inside llm.invoked pre and post hooks."""
         hooks = self._harness.hooks
         correlation = activity.info().activity_id
-        pre = LLMInvokedPre(task_id=data.task_id, correlation_id=correlation, request=data.request)
+        pre = LLMInvokedPre(
+            task_id=data.task_id,
+            correlation_id=correlation,
+            request=data.request,
+            attempt=data.attempt,
+        )
         try:
             pre = await hooks.run(_pre(Operation.LLM_INVOKED), pre)
             llm = await self._harness.llm()
@@ -177,7 +184,12 @@ class TaskActivities:
     async def invoke_tool(self, data: InvokeToolInput) -> ToolOutcome:
         """Run one tool call inside tool.invoked hooks; a veto or a refusal is the result."""
         hooks = self._harness.hooks
-        pre = ToolInvokedPre(task_id=data.task_id, correlation_id=data.call.call_id, call=data.call)
+        pre = ToolInvokedPre(
+            task_id=data.task_id,
+            correlation_id=data.call.call_id,
+            call=data.call,
+            attempt=data.attempt,
+        )
         try:
             pre = await hooks.run(_pre(Operation.TOOL_INVOKED), pre)
         except HookAbort as error:
@@ -230,14 +242,15 @@ class TaskActivities:
             raise _aborted(error) from error
 
     @activity.defn(name="dispatch_hooks")
-    async def dispatch_hooks(self, data: DispatchInput) -> None:
-        """Run the hook chain of a workflow-level transition."""
+    async def dispatch_hooks(self, data: DispatchInput) -> JsonObject:
+        """Run the hook chain of a workflow-level transition; the context it ends with."""
         point = HookPoint.parse(data.point)
         ctx = context_type(point).model_validate(data.context)
         try:
-            await self._harness.hooks.run(point, ctx)
+            ctx = await self._harness.hooks.run(point, ctx)
         except HookAbort as error:
             raise _aborted(error) from error
+        return ctx.model_dump(mode="json")
 
     @activity.defn(name="describe_hooks")
     async def describe_hooks(self) -> tuple[str, ...]:

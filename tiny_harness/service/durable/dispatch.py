@@ -23,12 +23,15 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.core.plan import Step
     from tiny_harness.harness.entities import EntityKind, EntityRef
     from tiny_harness.harness.hooks import (
+        ActivityFailedPre,
+        ActivityRetriedPre,
         HookContext,
         SkillLoadedPre,
         SkillUnloadedPre,
         StepFinishedPre,
         TaskStateChangedPre,
     )
+    from tiny_harness.harness.tools.definition import JsonObject
     from tiny_harness.service.durable.activities import HOOK_ABORT_ERROR, TaskActivities
     from tiny_harness.service.durable.models import DispatchInput
 
@@ -80,6 +83,46 @@ class HookDispatcher:
         else:
             ctx = SkillUnloadedPre(task_id=self._task_id, correlation_id=correlation, skill=ref)
             self._send("skill.unloaded.pre", ctx)
+
+    async def between_attempts(
+        self, activity: str, error: str, attempt: int, delay: timedelta
+    ) -> timedelta:
+        """Run activity.failed and activity.retried hooks before attempt `attempt + 1`.
+
+        Returns the delay to wait (a retried hook may rewrite it); a hook's abort raises
+        the `ActivityError` of the dispatch, which ends the retrying.
+        """
+        correlation = self._correlation()
+        failed = ActivityFailedPre(
+            task_id=self._task_id,
+            correlation_id=correlation,
+            activity=activity,
+            error=error,
+            attempt=attempt,
+        )
+        await self._dispatch_now("activity.failed.pre", failed)
+        retried = ActivityRetriedPre(
+            task_id=self._task_id,
+            correlation_id=correlation,
+            activity=activity,
+            next_delay=delay,
+            attempt=attempt,
+        )
+        answer = await self._dispatch_now("activity.retried.pre", retried)
+        if answer is None:
+            return delay
+        return ActivityRetriedPre.model_validate(answer).next_delay
+
+    async def _dispatch_now(self, point: str, ctx: HookContext) -> JsonObject | None:
+        if point not in await self._subscribed():
+            return None
+        data = DispatchInput(point=point, context=ctx.model_dump(mode="json"))
+        return await workflow.execute_local_activity_method(
+            TaskActivities.dispatch_hooks,
+            data,
+            start_to_close_timeout=_TIMEOUT,
+            retry_policy=_RETRY,
+        )
 
     async def settle(self) -> None:
         """Wait for every dispatch sent so far."""

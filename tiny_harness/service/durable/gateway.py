@@ -31,6 +31,7 @@ from tiny_harness.errors import (
     UnknownTaskError,
     WatchUnavailableError,
 )
+from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.persistence.store import Store, TaskRecord
 from tiny_harness.service.durable.event_log import TERMINAL_STATES
 from tiny_harness.service.durable.models import (
@@ -56,12 +57,19 @@ class TaskGateway:
     """Start, message, watch, read and cancel task workflows."""
 
     def __init__(
-        self, client: Client, *, task_queue: str, store: Store, history_event_bound: int = 10_000
+        self,
+        client: Client,
+        *,
+        task_queue: str,
+        store: Store,
+        history_event_bound: int = 10_000,
+        retries: RetryPolicies | None = None,
     ) -> None:
         self._client = client
         self._task_queue = task_queue
         self._store = store
         self._history_event_bound = history_event_bound
+        self._retries = retries or RetryPolicies()
 
     @property
     def store(self) -> Store:
@@ -76,6 +84,7 @@ class TaskGateway:
                 task_id=task_id,
                 context_id=context_id,
                 history_event_bound=self._history_event_bound,
+                retries=self._retries,
             ),
             id=task_id,
             task_queue=self._task_queue,

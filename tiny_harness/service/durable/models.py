@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from tiny_harness.harness.core.plan import Plan
 from tiny_harness.harness.core.proto import ProtoJson
+from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.models.llm import InputItem, LLMRequest
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolDefinition
 
@@ -65,6 +66,7 @@ class TaskStart(BaseModel, frozen=True):
     task_id: str
     context_id: str
     history_event_bound: int = Field(default=10_000, ge=100)
+    retries: RetryPolicies = RetryPolicies()
     carried: TaskRun | None = None
 
 
@@ -125,6 +127,7 @@ class InvokeLLMInput(BaseModel, frozen=True):
 
     task_id: str
     request: LLMRequest
+    attempt: int = Field(default=1, ge=1)
 
 
 class InvokeToolInput(BaseModel, frozen=True):
@@ -133,6 +136,7 @@ class InvokeToolInput(BaseModel, frozen=True):
     task_id: str
     call: ToolCall
     loaded_skills: tuple[str, ...] = ()
+    attempt: int = Field(default=1, ge=1)
 
 
 class PersistInput(BaseModel, frozen=True):

@@ -17,6 +17,7 @@ event reaches a streaming client without any polling delay.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from datetime import timedelta
 
 from temporalio import workflow
@@ -27,12 +28,24 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Message, StreamResponse, Task, TaskState
     from pydantic import JsonValue
 
-    from tiny_harness.errors import PlanError
+    from tiny_harness.errors import PlanError, ToolNotRetriedError
     from tiny_harness.harness.core.plan import Plan
+    from tiny_harness.harness.core.retry import NOT_IDEMPOTENT_POLICY
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, ToolResultItem
-    from tiny_harness.harness.tools.definition import ToolCall, ToolResult, WorkflowCommand
+    from tiny_harness.harness.tools.definition import (
+        Idempotency,
+        ToolCall,
+        ToolDefinition,
+        ToolResult,
+        WorkflowCommand,
+    )
     from tiny_harness.service.durable import event_log
-    from tiny_harness.service.durable.activities import HOOK_ABORT_ERROR, TaskActivities
+    from tiny_harness.service.durable.activities import (
+        HOOK_ABORT_ERROR,
+        TaskActivities,
+        ToolOutcome,
+    )
+    from tiny_harness.service.durable.attempts import Attempts
     from tiny_harness.service.durable.dispatch import HookDispatcher
     from tiny_harness.service.durable.models import (
         AssembleInput,
@@ -55,6 +68,9 @@ FINAL_TASK_ERROR = "FinalTask"
 
 EMPTY_MESSAGE_ERROR = "EmptyMessage"
 """`ApplicationError.type` of an inbox update refused because the message has no parts."""
+
+_ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
+"""The loop's own activities: the workflow retries them itself (`Attempts`)."""
 
 _RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
@@ -90,6 +106,8 @@ class TaskWorkflow:
         self._cancel_requested = self._run.cancel_reason is not None
         self._driver: asyncio.Task[None] | None = None
         self._hooks = HookDispatcher(start.task_id, self._on_hook_abort)
+        self._attempts = Attempts(self._hooks)
+        self._offered: dict[str, ToolDefinition] = {}
 
     # ---- run ---------------------------------------------------------------------------
 
@@ -149,13 +167,19 @@ class TaskWorkflow:
             start_to_close_timeout=_SHORT,
             retry_policy=_RETRY,
         )
-        response = await workflow.execute_activity_method(
-            TaskActivities.invoke_llm,
-            InvokeLLMInput(task_id=self._start.task_id, request=request),
-            start_to_close_timeout=_LONG,
-            heartbeat_timeout=_HEARTBEAT,
-            retry_policy=_RETRY,
-        )
+        self._offered = {tool.name: tool for tool in request.tools}
+
+        def attempt_once(attempt: int) -> Awaitable[LLMResponse]:
+            return workflow.execute_activity_method(
+                TaskActivities.invoke_llm,
+                InvokeLLMInput(task_id=self._start.task_id, request=request, attempt=attempt),
+                start_to_close_timeout=_LONG,
+                heartbeat_timeout=_HEARTBEAT,
+                retry_policy=_ONE_ATTEMPT,
+            )
+
+        policy = self._start.retries.for_activity("invoke_llm")
+        response = await self._attempts.run("invoke_llm", policy, attempt_once)
         self._run.llm_calls += 1
         self._run.conversation.append(
             AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
@@ -165,17 +189,34 @@ class TaskWorkflow:
         return response
 
     async def _run_tool(self, call: ToolCall) -> None:
-        outcome = await workflow.execute_activity_method(
-            TaskActivities.invoke_tool,
-            InvokeToolInput(
-                task_id=self._start.task_id,
-                call=call,
-                loaded_skills=tuple(s.name for s in self._run.loaded_skills),
-            ),
-            start_to_close_timeout=_LONG,
-            heartbeat_timeout=_HEARTBEAT,
-            retry_policy=_RETRY,
-        )
+        loaded = tuple(s.name for s in self._run.loaded_skills)
+
+        def attempt_once(attempt: int) -> Awaitable[ToolOutcome]:
+            return workflow.execute_activity_method(
+                TaskActivities.invoke_tool,
+                InvokeToolInput(
+                    task_id=self._start.task_id, call=call, loaded_skills=loaded, attempt=attempt
+                ),
+                start_to_close_timeout=_LONG,
+                heartbeat_timeout=_HEARTBEAT,
+                retry_policy=_ONE_ATTEMPT,
+            )
+
+        offered = self._offered.get(call.name)
+        safe = offered is None or offered.idempotency is Idempotency.IDEMPOTENT
+        policy = self._start.retries.for_activity("invoke_tool") if safe else NOT_IDEMPOTENT_POLICY
+        try:
+            outcome = await self._attempts.run("invoke_tool", policy, attempt_once)
+        except ActivityError as error:
+            if safe or self._cancel_requested:
+                raise
+            # Running it again could repeat its side effect: the model hears why instead.
+            text = (
+                f"{ToolNotRetriedError.code}: {call.name} failed and is not retried: {error.cause}"
+            )
+            outcome = ToolOutcome(
+                result=ToolResult(call_id=call.call_id, name=call.name, text=text, is_error=True)
+            )
         result: ToolResult | None = outcome.result
         if outcome.command is not None:
             result = self._apply(outcome.command)
@@ -337,6 +378,7 @@ class TaskWorkflow:
                 task_id=self._start.task_id,
                 context_id=self._start.context_id,
                 history_event_bound=self._start.history_event_bound,
+                retries=self._start.retries,
                 carried=self._run,
             )
         )
