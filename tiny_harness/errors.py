@@ -13,7 +13,10 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     ├── ToolError                        a tool call cannot be honoured
     │   ├── ToolNotRetriedError          a non-idempotent tool failed; it is never run twice
     │   ├── ToolNotFoundError            the model named a tool nobody registered
-    │   └── ToolArgumentError            the arguments fail the tool's input schema
+    │   ├── ToolArgumentError            the arguments fail the tool's input schema
+    │   ├── ToolSchemaError              a tool's input schema is itself not a valid schema
+    │   ├── ToolSchemaChangedError       an MCP tool changed or vanished since registration
+    │   └── McpUnavailableError          an MCP server cannot be started, reached or understood
     ├── PlanError                        a plan is malformed (duplicate ids, unknown deps)
     │   └── PlanCycleError               a plan's dependencies form a cycle
     ├── StoreError                       the store could not read or write a record
@@ -336,3 +339,24 @@ class ToolNotRetriedError(ToolError):
     again could repeat its side effect, so the workflow does not retry it."""
 
     code = "tool_not_retried"
+
+
+class ToolSchemaError(ToolError):
+    """Raised when a tool's input schema is not a valid JSON Schema (or names a `$ref` that
+    cannot be resolved locally), so no call to the tool can be validated."""
+
+    code = "tool_schema_invalid"
+
+
+class ToolSchemaChangedError(ToolError):
+    """Raised when an MCP server's definition of a tool no longer matches the one registered
+    (and shown to the model), or the server no longer offers the tool. The call is refused
+    until the tool is registered again."""
+
+    code = "tool_schema_changed"
+
+
+class McpUnavailableError(ToolError):
+    """Raised when an MCP server cannot be started, reached, or answers out of protocol."""
+
+    code = "mcp_unavailable"

@@ -25,11 +25,10 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from a2a.types import Message, StreamResponse, Task, TaskState
+    from a2a.types import Message, Task, TaskState
     from pydantic import JsonValue
 
-    from tiny_harness.errors import PlanError, ToolNotRetriedError
-    from tiny_harness.harness.core.plan import Plan
+    from tiny_harness.errors import ToolNotRetriedError
     from tiny_harness.harness.core.retry import NOT_IDEMPOTENT_POLICY
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, ToolResultItem
     from tiny_harness.harness.tools.definition import (
@@ -37,7 +36,6 @@ with workflow.unsafe.imports_passed_through():
         ToolCall,
         ToolDefinition,
         ToolResult,
-        WorkflowCommand,
     )
     from tiny_harness.service.durable import event_log
     from tiny_harness.service.durable.activities import (
@@ -46,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
         ToolOutcome,
     )
     from tiny_harness.service.durable.attempts import Attempts
+    from tiny_harness.service.durable.commands import CommandApplier
     from tiny_harness.service.durable.dispatch import HookDispatcher
     from tiny_harness.service.durable.models import (
         AssembleInput,
@@ -54,12 +53,11 @@ with workflow.unsafe.imports_passed_through():
         IntakeInput,
         InvokeLLMInput,
         InvokeToolInput,
-        LoadedSkill,
-        PendingQuestion,
         TaskRun,
         TaskSnapshot,
         TaskStart,
     )
+    from tiny_harness.service.durable.narrator import Narrator
     from tiny_harness.service.durable.snapshots import SnapshotWriter
     from tiny_harness.service.durable.task_log import TaskLog
 
@@ -107,6 +105,8 @@ class TaskWorkflow:
         self._driver: asyncio.Task[None] | None = None
         self._hooks = HookDispatcher(start.task_id, self._on_hook_abort)
         self._attempts = Attempts(self._hooks)
+        self._narrator = Narrator(self._run, self._log, self._snapshots, self._hooks)
+        self._commands = CommandApplier(self._run, self._narrator, self._hooks)
         self._offered: dict[str, ToolDefinition] = {}
 
     # ---- run ---------------------------------------------------------------------------
@@ -119,19 +119,19 @@ class TaskWorkflow:
             await self._driver
         except asyncio.CancelledError:
             if self._hooks.abort_reason is not None:
-                self._fail(self._hooks.abort_reason)
+                self._narrator.fail(self._hooks.abort_reason)
             elif not self._cancel_requested:
                 self._cancel_requested = True
                 self._run.cancel_reason = "the workflow was cancelled"
         except ActivityError as error:
             # Cancelling the driver cancels the activity in flight, which surfaces here.
             if self._hooks.abort_reason is not None:
-                self._fail(self._hooks.abort_reason)
+                self._narrator.fail(self._hooks.abort_reason)
             elif not self._cancel_requested:
-                self._fail(_failure_text(error))
-        if self._cancel_requested and not self._is_final():
+                self._narrator.fail(_failure_text(error))
+        if self._cancel_requested and not self._narrator.final:
             reason = self._run.cancel_reason or "canceled"
-            self._set_state(TaskState.TASK_STATE_CANCELED, f"Task canceled: {reason}")
+            self._narrator.set_state(TaskState.TASK_STATE_CANCELED, f"Task canceled: {reason}")
         return await self._close()
 
     async def _drive(self) -> None:
@@ -139,14 +139,14 @@ class TaskWorkflow:
         if self._run.llm_calls == 0:
             await workflow.wait_condition(lambda: bool(self._run.mailbox))
         if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
-            self._set_state(TaskState.TASK_STATE_WORKING)
+            self._narrator.set_state(TaskState.TASK_STATE_WORKING)
         await self._drain_mailbox()
         while True:
             if self._should_roll_over():
                 await self._roll_over()
             response = await self._call_llm()
             if not response.tool_calls:
-                self._complete(response.output_text)
+                self._narrator.complete(response.output_text)
                 return
             for call in response.tool_calls:
                 await self._run_tool(call)
@@ -185,7 +185,7 @@ class TaskWorkflow:
             AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
         )
         if response.tool_calls and response.output_text:
-            self._say(response.output_text)
+            self._narrator.say(response.output_text)
         return response
 
     async def _run_tool(self, call: ToolCall) -> None:
@@ -219,7 +219,7 @@ class TaskWorkflow:
             )
         result: ToolResult | None = outcome.result
         if outcome.command is not None:
-            result = self._apply(outcome.command)
+            result = self._commands.apply(outcome.command)
         if result is not None:
             self._run.conversation.append(
                 ToolResultItem(
@@ -230,54 +230,10 @@ class TaskWorkflow:
                 )
             )
 
-    def _apply(self, command: WorkflowCommand) -> ToolResult | None:
-        """Apply an intrinsic's command; None when the result comes later (a reply)."""
-        try:
-            if command.kind == "attach_plan":
-                self._run.plan = Plan.model_validate(command.payload["plan"])
-                self._say("Plan:\n" + self._run.plan.render(), plan=True)
-            elif command.kind == "complete_step":
-                step_id, output = str(command.payload["step_id"]), str(command.payload["output"])
-                if self._run.plan is None:
-                    raise PlanError("there is no plan yet; call create_plan first")
-                self._run.plan = self._run.plan.complete(step_id, output)
-                self._say(f"Step {step_id} done: {output}".rstrip(": "), plan=True)
-                step = self._run.plan.step(step_id)
-                self._hooks.step_finished(step, output)
-            elif command.kind == "wait_for_reply":
-                return self._ask(command)
-            elif command.kind in ("skill_loaded", "skill_unloaded"):
-                self._change_skills(command)
-        except PlanError as error:
-            return _error_result(command, f"{error.code}: {error.message}")
-        return command.result
-
-    def _change_skills(self, command: WorkflowCommand) -> None:
-        name = str(command.payload["name"])
-        kept = [s for s in self._run.loaded_skills if s.name != name]
-        if command.kind == "skill_loaded":
-            skill = LoadedSkill.model_validate(
-                {k: command.payload[k] for k in ("name", "body", "tools")}
-            )
-            kept.append(skill)
-        self._run.loaded_skills = kept
-        self._hooks.skill_changed(name, loaded=command.kind == "skill_loaded")
-
     def _on_hook_abort(self, reason: str) -> None:
         """A workflow-level hook vetoed a transition: the task fails with its reason."""
         if self._driver is not None and not self._driver.done():
             self._driver.cancel()
-
-    def _ask(self, command: WorkflowCommand) -> ToolResult | None:
-        if self._run.pending_question is not None:
-            return _error_result(command, "one question at a time: wait for the first reply")
-        options = command.payload.get("options") or []
-        self._run.pending_question = PendingQuestion(
-            call_id=command.call_id,
-            question=str(command.payload["question"]),
-            options=tuple(str(o) for o in options) if isinstance(options, list) else (),
-        )
-        return None
 
     async def _wait_for_reply(self) -> None:
         question = self._run.pending_question
@@ -285,9 +241,9 @@ class TaskWorkflow:
             return
         options: list[JsonValue] = list(question.options)
         data: dict[str, JsonValue] | None = {"options": options} if options else None
-        self._set_state(TaskState.TASK_STATE_INPUT_REQUIRED, question.question, data=data)
+        self._narrator.set_state(TaskState.TASK_STATE_INPUT_REQUIRED, question.question, data=data)
         await workflow.wait_condition(lambda: bool(self._run.mailbox))
-        self._set_state(TaskState.TASK_STATE_WORKING)
+        self._narrator.set_state(TaskState.TASK_STATE_WORKING)
         await self._drain_mailbox()
 
     async def _drain_mailbox(self) -> None:
@@ -309,49 +265,6 @@ class TaskWorkflow:
             self._run.conversation.append(item)
 
     # ---- events and state ------------------------------------------------------------------
-
-    def _record(self, event: StreamResponse) -> None:
-        self._log.record(event)
-
-    def _set_state(
-        self, state: TaskState, text: str | None = None, *, data: dict[str, JsonValue] | None = None
-    ) -> None:
-        message = None
-        if text is not None:
-            message = event_log.agent_message(self._run.task, str(workflow.uuid4()), text, data)
-        before = self._run.task.status.state
-        self._record(event_log.status_event(self._run.task, state, workflow.now(), message))
-        if state not in event_log.TERMINAL_STATES:  # the final flush writes the end
-            self._snapshots.mark()
-        if before != state:
-            self._hooks.state_changed(before, state)
-
-    def _say(self, text: str, *, plan: bool = False) -> None:
-        """A progress message while WORKING; plan changes carry the plan as a data part."""
-        data = self._run.plan.model_dump(mode="json") if plan and self._run.plan else None
-        message = event_log.agent_message(
-            self._run.task,
-            str(workflow.uuid4()),
-            text,
-            data=data,
-            media_type=event_log.PLAN_MEDIA_TYPE,
-        )
-        state = TaskState.TASK_STATE_WORKING
-        self._record(event_log.status_event(self._run.task, state, workflow.now(), message))
-
-    def _complete(self, answer: str) -> None:
-        self._record(
-            event_log.artifact_event(self._run.task, str(workflow.uuid4()), "answer", answer)
-        )
-        self._set_state(TaskState.TASK_STATE_COMPLETED)
-
-    def _fail(self, reason: str) -> None:
-        workflow.logger.warning("task %s failed: %s", self._start.task_id, reason)
-        if not self._is_final():
-            self._set_state(TaskState.TASK_STATE_FAILED, reason)
-
-    def _is_final(self) -> bool:
-        return self._run.task.status.state in event_log.TERMINAL_STATES
 
     async def _close(self) -> TaskSnapshot:
         await self._hooks.settle()
@@ -402,7 +315,7 @@ class TaskWorkflow:
         self._run.task.history.append(bound)
         cursor = self._log.next_seq
         if self._log.empty:
-            self._record(event_log.task_event(self._run.task))
+            self._log.record(event_log.task_event(self._run.task))
             self._snapshots.mark()
         accepted = Task()
         accepted.CopyFrom(self._run.task)
@@ -414,7 +327,7 @@ class TaskWorkflow:
 
     @inbox.validator
     def _validate_inbox(self, message: Message) -> None:
-        if self._is_final() or self._cancel_requested or self._closing:
+        if self._narrator.final or self._cancel_requested or self._closing:
             # A run rolling over to continue-as-new still takes messages: they are
             # carried in the mailbox to the next run.
             state = TaskState.Name(self._run.task.status.state)
@@ -425,7 +338,7 @@ class TaskWorkflow:
     @workflow.signal
     def cancel(self, reason: str) -> None:
         """End the task CANCELED; the activity in flight is cancelled."""
-        if self._cancel_requested or self._is_final():
+        if self._cancel_requested or self._narrator.final:
             return
         self._cancel_requested = True
         self._run.cancel_reason = reason or "canceled by request"
@@ -460,7 +373,3 @@ def _failure_text(error: ActivityError) -> str:
             return f"Refused by a hook: {cause.message}"
         return f"An activity failed after its retries: {cause.type}: {cause.message}"
     return f"An activity failed after its retries: {cause or error}"
-
-
-def _error_result(command: WorkflowCommand, text: str) -> ToolResult:
-    return ToolResult(call_id=command.call_id, name=command.result.name, text=text, is_error=True)

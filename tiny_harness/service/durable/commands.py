@@ -1,0 +1,81 @@
+"""`CommandApplier`: what the workflow does with an intrinsic tool's command.
+
+Workflow-side code, deterministic. A command changes the task's state (plan, steps, the
+open question, loaded skills) and yields the result the model reads next turn, or None when
+the result comes later (the reply to a question). A command that does not fit the task's
+state (an unknown step, a second question) becomes an error result, never a crash.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from tiny_harness.errors import PlanError
+    from tiny_harness.harness.core.plan import Plan
+    from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
+    from tiny_harness.service.durable.dispatch import HookDispatcher
+    from tiny_harness.service.durable.models import LoadedSkill, PendingQuestion, TaskRun
+    from tiny_harness.service.durable.narrator import Narrator
+
+
+class CommandApplier:
+    """Applies commands to one run's state."""
+
+    def __init__(self, run: TaskRun, narrator: Narrator, hooks: HookDispatcher) -> None:
+        self._run = run
+        self._narrator = narrator
+        self._hooks = hooks
+
+    def apply(self, command: WorkflowCommand) -> ToolResult | None:
+        """Apply `command`; the result the model reads, or None if it comes later."""
+        try:
+            if command.kind == "attach_plan":
+                self._attach_plan(command)
+            elif command.kind == "complete_step":
+                self._complete_step(command)
+            elif command.kind == "wait_for_reply":
+                return self._ask(command)
+            else:
+                self._change_skills(command)
+        except PlanError as error:
+            return error_result(command, f"{error.code}: {error.message}")
+        return command.result
+
+    def _attach_plan(self, command: WorkflowCommand) -> None:
+        self._run.plan = Plan.model_validate(command.payload["plan"])
+        self._narrator.say("Plan:\n" + self._run.plan.render(), plan=True)
+
+    def _complete_step(self, command: WorkflowCommand) -> None:
+        step_id, output = str(command.payload["step_id"]), str(command.payload["output"])
+        if self._run.plan is None:
+            raise PlanError("there is no plan yet; call create_plan first")
+        self._run.plan = self._run.plan.complete(step_id, output)
+        self._narrator.say(f"Step {step_id} done: {output}".rstrip(": "), plan=True)
+        self._hooks.step_finished(self._run.plan.step(step_id), output)
+
+    def _ask(self, command: WorkflowCommand) -> ToolResult | None:
+        if self._run.pending_question is not None:
+            return error_result(command, "one question at a time: wait for the first reply")
+        options = command.payload.get("options") or []
+        self._run.pending_question = PendingQuestion(
+            call_id=command.call_id,
+            question=str(command.payload["question"]),
+            options=tuple(str(o) for o in options) if isinstance(options, list) else (),
+        )
+        return None
+
+    def _change_skills(self, command: WorkflowCommand) -> None:
+        name = str(command.payload["name"])
+        kept = [s for s in self._run.loaded_skills if s.name != name]
+        loaded = command.kind == "skill_loaded"
+        if loaded:
+            fields = {k: command.payload[k] for k in ("name", "body", "tools")}
+            kept.append(LoadedSkill.model_validate(fields))
+        self._run.loaded_skills = kept
+        self._hooks.skill_changed(name, loaded=loaded)
+
+
+def error_result(command: WorkflowCommand, text: str) -> ToolResult:
+    """An error result for `command`'s call."""
+    return ToolResult(call_id=command.call_id, name=command.result.name, text=text, is_error=True)

@@ -1,0 +1,74 @@
+"""`Narrator`: turns what happens to a task into its A2A events.
+
+Workflow-side code. State changes, progress messages and the answer become events in the
+task's log (ids from `workflow.uuid4()`, times from `workflow.now()`); a state change also
+marks the snapshot for the store and goes to the task.state_changed hooks.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from a2a.types import TaskState
+    from pydantic import JsonValue
+
+    from tiny_harness.service.durable import event_log
+    from tiny_harness.service.durable.dispatch import HookDispatcher
+    from tiny_harness.service.durable.models import TaskRun
+    from tiny_harness.service.durable.snapshots import SnapshotWriter
+    from tiny_harness.service.durable.task_log import TaskLog
+
+
+class Narrator:
+    """Records one run's events."""
+
+    def __init__(
+        self, run: TaskRun, log: TaskLog, snapshots: SnapshotWriter, hooks: HookDispatcher
+    ) -> None:
+        self._run = run
+        self._log = log
+        self._snapshots = snapshots
+        self._hooks = hooks
+
+    @property
+    def final(self) -> bool:
+        """Whether the task is in a state it never leaves."""
+        return self._run.task.status.state in event_log.TERMINAL_STATES
+
+    def set_state(
+        self, state: TaskState, text: str | None = None, *, data: dict[str, JsonValue] | None = None
+    ) -> None:
+        """Move the task to `state`, with an agent message when `text` is given."""
+        task = self._run.task
+        message = None
+        if text is not None:
+            message = event_log.agent_message(task, str(workflow.uuid4()), text, data)
+        before = task.status.state
+        self._log.record(event_log.status_event(task, state, workflow.now(), message))
+        if state not in event_log.TERMINAL_STATES:  # the final flush writes the end
+            self._snapshots.mark()
+        if before != state:
+            self._hooks.state_changed(before, state)
+
+    def say(self, text: str, *, plan: bool = False) -> None:
+        """A progress message while WORKING; plan changes carry the plan as a data part."""
+        task = self._run.task
+        data = self._run.plan.model_dump(mode="json") if plan and self._run.plan else None
+        message = event_log.agent_message(
+            task, str(workflow.uuid4()), text, data=data, media_type=event_log.PLAN_MEDIA_TYPE
+        )
+        state = TaskState.TASK_STATE_WORKING
+        self._log.record(event_log.status_event(task, state, workflow.now(), message))
+
+    def complete(self, answer: str) -> None:
+        """The answer as an artifact, then COMPLETED."""
+        task = self._run.task
+        self._log.record(event_log.artifact_event(task, str(workflow.uuid4()), "answer", answer))
+        self.set_state(TaskState.TASK_STATE_COMPLETED)
+
+    def fail(self, reason: str) -> None:
+        """FAILED with `reason`, unless the task is final already."""
+        workflow.logger.warning("task %s failed: %s", self._run.task.id, reason)
+        if not self.final:
+            self.set_state(TaskState.TASK_STATE_FAILED, reason)
