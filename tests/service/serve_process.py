@@ -53,6 +53,15 @@ class ServeProcess:
                 await asyncio.sleep(0.1)
         raise RuntimeError("serve did not come up:\n" + "\n".join(self.lines))
 
+    async def kill(self) -> None:
+        """SIGKILL: the process gets no chance to clean up, as when a machine dies."""
+        if self._proc is None or self._proc.returncode is not None:
+            return
+        self._proc.send_signal(signal.SIGKILL)
+        await asyncio.wait_for(self._proc.wait(), timeout=30)
+        if self._reader is not None:
+            await self._reader
+
     async def _ready(self, http: httpx.AsyncClient) -> bool:
         if self.command == "worker":
             return any("worker: task queue" in line for line in self.lines)

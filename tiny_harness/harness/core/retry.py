@@ -42,6 +42,9 @@ class RetryPolicies(BaseModel, frozen=True, extra="forbid"):
 
     default: RetryPolicySpec = RetryPolicySpec()
     per_activity: Mapping[str, RetryPolicySpec] = {}
+    heartbeat_timeout: timedelta = Field(default=timedelta(seconds=30), gt=timedelta(0))
+    """A model or tool call whose worker stops heartbeating for this long has failed (its
+    worker died) and goes down the retry path; the call heartbeats at a third of it."""
 
     def for_activity(self, name: str) -> RetryPolicySpec:
         """The policy of activity `name`."""

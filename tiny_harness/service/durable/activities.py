@@ -56,7 +56,8 @@ from tiny_harness.service.durable.models import (
 
 logger = logging.getLogger(__name__)
 
-HEARTBEAT_EVERY_SECONDS = 10.0
+HEARTBEATS_PER_TIMEOUT = 3
+"""A long call heartbeats this many times per heartbeat timeout (10 s for the default 30 s)."""
 HOOK_ABORT_ERROR: Final = "HookAbort"
 """`ApplicationError.type` of an activity a hook aborted."""
 
@@ -82,10 +83,13 @@ class ToolOutcome(BaseModel, frozen=True):
 async def _heartbeating() -> AsyncIterator[None]:
     """Heartbeat while the body runs, so a dead worker is noticed within the heartbeat timeout."""
 
+    timeout = activity.info().heartbeat_timeout
+    every = timeout.total_seconds() / HEARTBEATS_PER_TIMEOUT if timeout else 10.0
+
     async def beat() -> None:
         while True:
             activity.heartbeat()
-            await asyncio.sleep(HEARTBEAT_EVERY_SECONDS)
+            await asyncio.sleep(every)
 
     beater = asyncio.create_task(beat())
     try:

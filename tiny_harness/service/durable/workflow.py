@@ -78,7 +78,6 @@ _RETRY = RetryPolicy(
 )
 _SHORT = timedelta(seconds=30)
 _LONG = timedelta(minutes=5)
-_HEARTBEAT = timedelta(seconds=30)
 
 
 @workflow.defn
@@ -174,7 +173,7 @@ class TaskWorkflow:
                 TaskActivities.invoke_llm,
                 InvokeLLMInput(task_id=self._start.task_id, request=request, attempt=attempt),
                 start_to_close_timeout=_LONG,
-                heartbeat_timeout=_HEARTBEAT,
+                heartbeat_timeout=self._start.retries.heartbeat_timeout,
                 retry_policy=_ONE_ATTEMPT,
             )
 
@@ -198,7 +197,7 @@ class TaskWorkflow:
                     task_id=self._start.task_id, call=call, loaded_skills=loaded, attempt=attempt
                 ),
                 start_to_close_timeout=_LONG,
-                heartbeat_timeout=_HEARTBEAT,
+                heartbeat_timeout=self._start.retries.heartbeat_timeout,
                 retry_policy=_ONE_ATTEMPT,
             )
 
