@@ -157,3 +157,13 @@ async def llm_requests(temporal: Client, task_id: str) -> list[LLMRequest]:
         )
         requests.append(decoded[0].request)
     return requests
+
+
+def tool_output(text: str) -> str:
+    """The content of a tool result as the model was shown it, without its untrusted-data
+    block (`<tool_result ...>` ... `</tool_result>`)."""
+    opening, _, rest = text.partition("\n")
+    assert opening.startswith("<tool_result "), text
+    content, _, closing = rest.rpartition("\n")
+    assert closing == "</tool_result>", text
+    return content

@@ -19,6 +19,8 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     │   └── McpUnavailableError          an MCP server cannot be started, reached or understood
     ├── PlanError                        a plan is malformed (duplicate ids, unknown deps)
     │   └── PlanCycleError               a plan's dependencies form a cycle
+    ├── ContextError                     a context window has repeated or misordered sections
+    │   └── CompactionError              a compaction would break the conversation it shortens
     ├── StoreError                       the store could not read or write a record
     ├── TemporalUnavailableError         the Temporal service cannot be reached or started
     ├── WatchUnavailableError            a task's workflow cannot take a watch now (read instead)
@@ -360,3 +362,19 @@ class McpUnavailableError(ToolError):
     """Raised when an MCP server cannot be started, reached, or answers out of protocol."""
 
     code = "mcp_unavailable"
+
+
+class ContextError(TinyHarnessError):
+    """Raised when a context window is malformed: two sections of one name, or sections out
+    of stability order (static, then per-task, then per-turn), which would break the
+    cacheable prefix."""
+
+    code = "context_invalid"
+
+
+class CompactionError(ContextError):
+    """Raised when a compaction would break the conversation it shortens: a split that parts
+    a tool call from its result (or a question from its reply) or folds away the newest user
+    message, or a summary applied to items that are not the conversation's leading items."""
+
+    code = "compaction_invalid"

@@ -65,7 +65,9 @@ MODULES: Final[tuple[str, ...]] = (
     "tiny_harness.harness.tools.definition",
     "tiny_harness.harness.tools.intrinsics",
     "tiny_harness.harness.tools.mcp",
+    "tiny_harness.harness.tools.render",
     "tiny_harness.harness.tools.tool",
+    "tiny_harness.harness.tools.validation",
 )
 """The modules whose public names are pinned: the packages that declare `__all__`, and the
 modules of the packages that do not (`tools`, `models`, `persistence`)."""

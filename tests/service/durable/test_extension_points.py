@@ -16,7 +16,14 @@ from a2a.types import GetTaskRequest, TaskState
 from temporalio.client import Client
 
 from tests.service.durable import plugin_hooks
-from tests.support import collect, llm_requests, running_harness, send_request, states
+from tests.support import (
+    collect,
+    llm_requests,
+    running_harness,
+    send_request,
+    states,
+    tool_output,
+)
 from tiny_harness.harness.models.llm import ToolResultItem
 from tiny_harness.service.http import free_port
 
@@ -99,7 +106,7 @@ async def test_pre_hook_vetoes_one_tool_call_and_the_model_reads_the_refusal(
     refused = [r for r in results if r.is_error]
     assert len(refused) == 1
     assert "refused by hook: policy: step b needs a human" in refused[0].text
-    assert any(not r.is_error and r.text == "Step a done." for r in by_step.values())
+    assert any(not r.is_error and tool_output(r.text) == "Step a done." for r in by_step.values())
     assert task.status.state == TaskState.TASK_STATE_COMPLETED
 
 
@@ -168,7 +175,7 @@ async def test_skill_mcp_tool_is_callable_after_load_skill_and_not_before(
     assert "load_skill it first" in before.text
     assert "Skill 'calc' loaded" in loaded.text
     assert not after.is_error
-    assert after.text == '{"total": 5}'
+    assert tool_output(after.text) == '{"total": 5}'
     assert "calc.add" in {t.name for t in requests[-1].tools}
     assert "## skill:calc\nUse calc.add." in requests[-1].instructions
 

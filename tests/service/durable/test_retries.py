@@ -12,7 +12,14 @@ from temporalio.client import Client
 
 from tests.service.durable import plugin_hooks
 from tests.service.durable.test_extension_points import CALCULATOR, NAMESPACE, write_plugin
-from tests.support import collect, llm_requests, running_harness, send_request, states
+from tests.support import (
+    collect,
+    llm_requests,
+    running_harness,
+    send_request,
+    states,
+    tool_output,
+)
 from tiny_harness.harness.core.retry import RetryPolicies, RetryPolicySpec
 from tiny_harness.harness.models.llm import ToolResultItem
 
@@ -53,7 +60,7 @@ async def test_failed_attempt_is_retried_with_hooks_between_attempts(
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
     [result] = tool_results(requests[-1].input)
     assert not result.is_error
-    assert result.text.startswith("Plan created")
+    assert tool_output(result.text).startswith("Plan created")
     assert plugin_hooks.RETRIES_SEEN == [
         ("activity.failed.pre", "invoke_tool", 1),
         ("activity.retried.pre", "invoke_tool", 1),
@@ -103,4 +110,5 @@ async def test_non_idempotent_tool_is_not_retried_and_the_model_hears_why(
     assert not results["load_skill"].is_error
     divide = results["calc.divide"]
     assert divide.is_error
-    assert divide.text.startswith("tool_not_retried: calc.divide failed and is not retried")
+    expected = "tool_not_retried: calc.divide failed and is not retried"
+    assert tool_output(divide.text).startswith(expected)

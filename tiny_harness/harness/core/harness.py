@@ -99,7 +99,10 @@ class Harness:
             except PluginError as error:
                 raise ToolError(f"skill {skill.name}: {error.message}") from error
             for server_name, server in servers.items():
-                source = McpToolSource(skill.name, mcp_address(server))
+                root = skill.root.resolve()
+                source = McpToolSource(
+                    skill.name, mcp_address(server), plugin_root=root, plugin_data=root
+                )
                 self._sources.append(source)
                 for tool in await source.tools():
                     await self.registry.add(

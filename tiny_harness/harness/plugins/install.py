@@ -121,7 +121,12 @@ async def install(
     for path in plugin.skills:
         tag.outcome("skill", path.name, await _install_skill(harness, path))
     for name, server in plugin.mcp.items():
-        source = McpToolSource(f"{plugin.name}.{name}", mcp_address(server))
+        source = McpToolSource(
+            f"{plugin.name}.{name}",
+            mcp_address(server),
+            plugin_root=plugin.root,
+            plugin_data=plugin.data_dir,
+        )
         tag.outcome("mcp", name, await _guard(harness.add_mcp_source(source)))
     for hook in plugin.hooks:
         tag.outcome("hook", hook.name, _install_hook(harness, hook))

@@ -74,6 +74,8 @@ from tiny_harness.harness.tools.validation import compiled_validator, validate_a
 
 __all__ = [
     "CHILD_ENV_VARIABLE",
+    "LISTINGS_KEPT",
+    "MAX_LIST_PAGES",
     "McpServerAddress",
     "McpTool",
     "McpToolSource",
@@ -216,7 +218,9 @@ class McpToolSource:
         try:
             result = await client.call_tool(tool, dict(call.arguments))
         except Exception as error:
-            raise McpUnavailableError(f"{self.prefix}.{tool}: the call failed: {error}") from error
+            raise McpUnavailableError(
+                f"{self.prefix}.{tool}: the call failed: {_describe(error)}"
+            ) from error
         return ToolResult(
             call_id=call.call_id, name=call.name, text=_text_of(result), is_error=result.is_error
         )
@@ -241,7 +245,9 @@ class McpToolSource:
                 if cursor is None:
                     return tuple(infos)
         except Exception as error:  # the SDK raises several transport types; all mean "gone"
-            raise McpUnavailableError(f"{self.prefix}: listing tools failed: {error}") from error
+            raise McpUnavailableError(
+                f"{self.prefix}: listing tools failed: {_describe(error)}"
+            ) from error
         raise McpUnavailableError(f"{self.prefix}: tools/list ran past {MAX_LIST_PAGES} pages")
 
     async def _listing_at(self, iteration: Hashable) -> Mapping[str, str]:
@@ -271,7 +277,9 @@ class McpToolSource:
                 self._client = await ready
             except Exception as error:
                 self._holder = None
-                raise McpUnavailableError(f"{self.prefix}: cannot connect: {error}") from error
+                raise McpUnavailableError(
+                    f"{self.prefix}: cannot connect: {_describe(error)}"
+                ) from error
             return self._client
 
     def _target(self) -> McpServerAddress:
@@ -304,7 +312,9 @@ class McpToolSource:
             if not ready.done():
                 ready.set_exception(error)
             else:
-                logger.warning("%s: MCP session ended with an error: %s", self.prefix, error)
+                logger.warning(
+                    "%s: MCP session ended with an error: %s", self.prefix, _describe(error)
+                )
 
 
 class McpTool(Tool):
@@ -377,6 +387,13 @@ def _check_command(prefix: str, server: StdioServerParameters, env: Mapping[str,
         raise McpUnavailableError(
             f"{prefix}: cannot start {command!r}: not found on the server's PATH, or not executable"
         )
+
+
+def _describe(error: BaseException) -> str:
+    """An error's message; for a group (the SDK's task groups), the messages inside it."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_describe(inner) for inner in error.exceptions)
+    return str(error) or type(error).__name__
 
 
 def _text_of(result: CallToolResult) -> str:

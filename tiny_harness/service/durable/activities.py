@@ -42,9 +42,17 @@ from tiny_harness.harness.hooks import (
     ToolInvokedPre,
     context_type,
 )
-from tiny_harness.harness.models.llm import LLMRequest, LLMResponse, UserItem
+from tiny_harness.harness.models.llm import (
+    InputItem,
+    LLMRequest,
+    LLMResponse,
+    ToolResultItem,
+    UserItem,
+)
 from tiny_harness.harness.persistence.store import TaskRecord
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
+from tiny_harness.harness.tools.mcp import McpTool
+from tiny_harness.harness.tools.render import UNTRUSTED_PREAMBLE, render_tool_result
 from tiny_harness.service.durable.models import (
     AssembleInput,
     DispatchInput,
@@ -153,11 +161,12 @@ class TaskActivities:
             parts.append(f"## skill:{skill.name}\n{skill.body}\n")
         if data.plan is not None:
             parts.append(f"## plan\n{data.plan.render()}\n")
+        parts.append(f"## tool results\n{UNTRUSTED_PREAMBLE}\n")
         tools = await harness.base_tools()
         skill_tools = tuple(t for skill in data.loaded_skills for t in skill.tools)
         return LLMRequest(
             instructions="\n".join(parts),
-            input=tuple(data.conversation),
+            input=tuple(_rendered(item) for item in data.conversation),
             tools=tools + skill_tools,
             cache_key=data.task_id,
         )
@@ -200,7 +209,7 @@ class TaskActivities:
             text = f"refused by hook: {error.reason.code}: {error.reason.message}"
             return ToolOutcome(result=_error(data.call, text))
         async with _heartbeating():
-            outcome = await self._run_tool(pre.call, data.loaded_skills)
+            outcome = await self._run_tool(pre.call, data)
         post = ToolInvokedPost(**pre.model_dump(), result=outcome.result)
         try:
             post = await hooks.run(_post(Operation.TOOL_INVOKED), post)
@@ -210,9 +219,12 @@ class TaskActivities:
             return ToolOutcome(result=post.result, command=outcome.command)
         return ToolOutcome(result=post.result)
 
-    async def _run_tool(self, call: ToolCall, loaded_skills: tuple[str, ...]) -> ToolOutcome:
+    async def _run_tool(self, call: ToolCall, data: InvokeToolInput) -> ToolOutcome:
         try:
-            tool = await self._harness.tool(call.name, loaded_skills=loaded_skills)
+            tool = await self._harness.tool(call.name, loaded_skills=data.loaded_skills)
+            if isinstance(tool, McpTool):
+                # A server that changed a tool since it was registered is refused (R6).
+                await tool.check_drift(iteration=f"{data.task_id}:{data.iteration}")
             answer = await tool.invoke(call)
         except ToolError as error:
             logger.info("tool call %s refused: %s", call.name, error.code)
@@ -277,3 +289,13 @@ class TaskActivities:
 
 def _error(call: ToolCall, text: str) -> ToolResult:
     return ToolResult(call_id=call.call_id, name=call.name, text=text, is_error=True)
+
+
+def _rendered(item: InputItem) -> InputItem:
+    """Tool output reaches the model only inside a delimited block it is told is data."""
+    if not isinstance(item, ToolResultItem):
+        return item
+    result = ToolResult(
+        call_id=item.call_id, name=item.name, text=item.text, is_error=item.is_error
+    )
+    return item.model_copy(update={"text": render_tool_result(result, preamble=False)})

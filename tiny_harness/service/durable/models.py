@@ -137,6 +137,9 @@ class InvokeToolInput(BaseModel, frozen=True):
     call: ToolCall
     loaded_skills: tuple[str, ...] = ()
     attempt: int = Field(default=1, ge=1)
+    iteration: int = Field(default=0, ge=0)
+    """The loop iteration (the model call) the call came from: an MCP server's tools are
+    listed again for drift at most once per iteration."""
 
 
 class PersistInput(BaseModel, frozen=True):

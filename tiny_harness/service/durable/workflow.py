@@ -194,7 +194,11 @@ class TaskWorkflow:
             return workflow.execute_activity_method(
                 TaskActivities.invoke_tool,
                 InvokeToolInput(
-                    task_id=self._start.task_id, call=call, loaded_skills=loaded, attempt=attempt
+                    task_id=self._start.task_id,
+                    call=call,
+                    loaded_skills=loaded,
+                    attempt=attempt,
+                    iteration=self._run.llm_calls,
                 ),
                 start_to_close_timeout=_LONG,
                 heartbeat_timeout=self._start.retries.heartbeat_timeout,
