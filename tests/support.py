@@ -21,7 +21,7 @@ from temporalio.client import Client
 
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.core.retry import RetryPolicies
-from tiny_harness.harness.models.llm import LLMRequest
+from tiny_harness.harness.models.llm import LLM, LLMRequest
 from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.plugins.install import Installation, build_harness
@@ -77,10 +77,11 @@ async def running_harness(
     history_event_bound: int = 10_000,
     plugins: Sequence[Path] = (),
     retries: RetryPolicies | None = None,
+    llm: LLM | None = None,
 ) -> AsyncIterator[RunningHarness]:
     task_queue = f"test-{uuid.uuid4()}"
     store = SqliteStore(tmp_path / f"{task_queue}.sqlite3")
-    llm = ScriptedLLM(script(script_text), name="test")
+    llm = llm or ScriptedLLM(script(script_text), name="test")
     gateway = TaskGateway(
         temporal,
         task_queue=task_queue,

@@ -40,7 +40,11 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     │   └── UnknownSkillError(name)      no skill of that name is in the catalog
     ├── PluginError(manifest_path)       a plugin, or one of its components, cannot be read
     │   └── PluginPathError(path)        a plugin path is absolute, or resolves outside its root
-    └── PromptError(source, section)     a prompt cannot be parsed, or composed as asked
+    ├── PromptError(source, section)     a prompt cannot be parsed, or composed as asked
+    └── ProviderError(provider, status)  a call to a model provider failed (see subclasses)
+        ├── RetryableProviderError       rate limit, 5xx, timeout or lost connection: try again
+        ├── ProviderRequestError         the provider refused the request (other 4xx): final
+        └── ProviderResponseError        the provider answered something we cannot use
 """
 
 from __future__ import annotations
@@ -378,3 +382,40 @@ class CompactionError(ContextError):
     message, or a summary applied to items that are not the conversation's leading items."""
 
     code = "compaction_invalid"
+
+
+class ProviderError(TinyHarnessError):
+    """Raised when a call to a model provider fails. `provider` names the adapter (`openai`,
+    `openai-chat`, `anthropic`); `status` is the HTTP status, or None when there was none.
+
+    The message says what went wrong without the API key or the request's content: it may
+    carry the provider's own explanation, scrubbed of anything that looks like a key.
+    """
+
+    code = "provider_error"
+
+    def __init__(self, message: str, *, provider: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status = status
+
+
+class RetryableProviderError(ProviderError):
+    """Raised when a provider call may succeed if made again: HTTP 408, 409, 429 or 5xx, a
+    timeout, or a connection that failed or was closed before the answer arrived."""
+
+    code = "provider_retryable"
+
+
+class ProviderRequestError(ProviderError):
+    """Raised when a provider refuses the request itself (a 4xx other than 408, 409 and 429:
+    a bad schema, an unknown model, a refused key). The same request would fail again."""
+
+    code = "provider_request_refused"
+
+
+class ProviderResponseError(ProviderError):
+    """Raised when a provider's answer cannot be used as it is: a tool call whose arguments
+    are not a JSON object, or no answer at all. A new attempt may get a usable answer."""
+
+    code = "provider_response_invalid"

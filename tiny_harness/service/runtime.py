@@ -75,6 +75,7 @@ async def _activities(
 ) -> TaskActivities:
     """The worker's activities over a `Harness` with every plugin installed."""
     logger.info("model: %s", chosen.description)
+    stack.push_async_callback(chosen.llm.aclose)
     harness, installation = await build_harness(
         llm=chosen.llm, store=store, plugins=settings.plugins, data_dir=settings.data_dir
     )

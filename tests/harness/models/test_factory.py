@@ -9,8 +9,10 @@ from pydantic import SecretStr
 
 from tiny_harness.config import ModelConfig
 from tiny_harness.errors import ConfigError, ScriptError
+from tiny_harness.harness.models.anthropic import AnthropicLLM
 from tiny_harness.harness.models.factory import choose_model
 from tiny_harness.harness.models.llm import LLM, LLMRequest, LLMResponse, UserItem
+from tiny_harness.harness.models.openai_chat import OpenAIChatLLM
 from tiny_harness.harness.models.scripted import ScriptedLLM, builtin_demo_script
 
 KEY = "sk-test-not-a-real-key-0123456789"
@@ -87,3 +89,29 @@ def test_malformed_script_file_is_a_script_error(tmp_path: Path) -> None:
 
     with pytest.raises(ScriptError, match=r"broken\.yaml"):
         choose_model(ModelConfig(script=script))
+
+
+def test_openai_chat_provider_builds_the_chat_adapter_at_its_base_url() -> None:
+    chosen = choose_model(
+        ModelConfig(provider="openai-chat", model="llama3", base_url="http://127.0.0.1:11434/v1")
+    )
+    assert isinstance(chosen.llm, OpenAIChatLLM)
+    assert chosen.description == "openai-chat model llama3 at http://127.0.0.1:11434/v1"
+
+
+def test_hosted_providers_need_a_key_and_a_model_named_by_variable() -> None:
+    with pytest.raises(ConfigError) as no_key:
+        choose_model(ModelConfig(provider="openai", model="gpt-x"))
+    assert no_key.value.variable == "TINY_HARNESS_MODEL__API_KEY"
+    with pytest.raises(ConfigError) as no_model:
+        choose_model(ModelConfig(provider="anthropic", api_key=SecretStr("sk-ant-secret")))
+    assert no_model.value.variable == "TINY_HARNESS_MODEL__MODEL"
+    assert "sk-ant-secret" not in str(no_model.value)
+
+
+def test_provider_description_never_contains_the_key() -> None:
+    chosen = choose_model(
+        ModelConfig(provider="anthropic", model="claude-x", api_key=SecretStr("sk-ant-secret"))
+    )
+    assert isinstance(chosen.llm, AnthropicLLM)
+    assert "sk-ant-secret" not in chosen.description

@@ -49,7 +49,7 @@ class ToolResultItem(BaseModel, frozen=True):
 
 type InputItem = Annotated[UserItem | AssistantItem | ToolResultItem, Field(discriminator="kind")]
 
-type FinishReason = Literal["stop", "tool_calls", "length"]
+type FinishReason = Literal["stop", "tool_calls", "length", "refusal"]
 
 
 class LLMRequest(BaseModel, frozen=True):
@@ -104,3 +104,6 @@ class LLM(Entity):
     @abstractmethod
     async def invoke(self, request: LLMRequest) -> LLMResponse:
         """Answer one turn."""
+
+    async def aclose(self) -> None:
+        """Release the model's connections; the worker calls it once, at shutdown."""

@@ -190,6 +190,8 @@ class TaskWorkflow:
     async def _run_tool(self, call: ToolCall) -> None:
         loaded = tuple(s.name for s in self._run.loaded_skills)
 
+        offered = self._offered.get(call.name)
+
         def attempt_once(attempt: int) -> Awaitable[ToolOutcome]:
             return workflow.execute_activity_method(
                 TaskActivities.invoke_tool,
@@ -205,7 +207,6 @@ class TaskWorkflow:
                 retry_policy=_ONE_ATTEMPT,
             )
 
-        offered = self._offered.get(call.name)
         safe = offered is None or offered.idempotency is Idempotency.IDEMPOTENT
         policy = self._start.retries.for_activity("invoke_tool") if safe else NOT_IDEMPOTENT_POLICY
         try:
