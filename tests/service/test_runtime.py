@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 from a2a.client import ClientConfig, ClientFactory
-from a2a.helpers import get_artifact_text
+from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import GetTaskRequest, SubscribeToTaskRequest, TaskState
 from a2a.utils.errors import UnsupportedOperationError
 from temporalio.testing import WorkflowEnvironment
@@ -172,3 +172,52 @@ async def test_worker_process_runs_the_tasks_of_a_server_without_a_worker(
     finally:
         await store.close()
         assert await worker.stop() == 0
+
+
+@pytest.mark.timeout(120)
+async def test_killed_mid_model_call_the_task_finishes_on_the_next_worker(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    """SIGKILL, not a clean stop: the dead worker's call is noticed by its missed heartbeats
+    and runs again on the new worker; nothing recorded before it runs twice."""
+    serve = remote_serve(temporal_env, tmp_path, SLOW)
+    serve.env["TINY_HARNESS_RETRIES__HEARTBEAT_TIMEOUT"] = "2"
+    await serve.start()
+    async with httpx.AsyncClient(timeout=60) as http:
+        seen = []
+        async for event in (await a2a_client(serve.url, http)).send_message(send_request("think")):
+            seen.append(event)
+            if len(states(seen)) >= 3:  # SUBMITTED, WORKING, the plan: the slow call is next
+                break
+        task_id = seen[0].task.id
+        await serve.kill()
+
+        await serve.start()
+        client = await a2a_client(serve.url, http)
+        replay = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        assert replay[: len(seen)] == seen
+        assert states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
+        plans = [e for e in replay if "Plan:" in str(e)]
+        assert len(plans) == 1, "the recorded plan step must not run again"
+        assert await serve.stop() == 0
+
+
+@pytest.mark.timeout(120)
+async def test_killed_while_waiting_for_input_the_reply_still_completes(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    serve = remote_serve(temporal_env, tmp_path, ASK)
+    await serve.start()
+    async with httpx.AsyncClient(timeout=60) as http:
+        first = await collect((await a2a_client(serve.url, http)).send_message(send_request("hat")))
+        task_id = first[0].task.id
+        await serve.kill()
+
+        await serve.start()
+        client = await a2a_client(serve.url, http)
+        rest = await collect(client.send_message(send_request("S", task_id=task_id)))
+        assert states(rest)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
+        task = await client.get_task(GetTaskRequest(id=task_id))
+        asked = [m for m in task.history if get_message_text(m) == "Let me check."]
+        assert len(asked) == 1, "the model call that asked must not run again"
+        assert await serve.stop() == 0
