@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from mcp import StdioServerParameters
 
 from tiny_harness.errors import PluginError, RegistryError, ToolError, ToolNotFoundError
+from tiny_harness.harness.core.context import ContextBudget
 from tiny_harness.harness.entities import EntityKind, EntityRef, Registry, RegistryEntry
 from tiny_harness.harness.hooks import HookManager, Providers
 from tiny_harness.harness.models.llm import LLM
@@ -49,6 +50,7 @@ class Harness:
         self.providers = providers
         self.skills = skills
         self.system_prompt = system_prompt
+        self.budget = ContextBudget()
         self._sources: list[McpToolSource] = []
         self._skill_tools: dict[str, tuple[ToolDefinition, ...]] = {}
         self._skill_lock = asyncio.Lock()

@@ -28,6 +28,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from tiny_harness.errors import ToolError
+from tiny_harness.harness.core.context import ContextWindowManager
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.hooks import (
     HookAbort,
@@ -43,16 +44,13 @@ from tiny_harness.harness.hooks import (
     context_type,
 )
 from tiny_harness.harness.models.llm import (
-    InputItem,
     LLMRequest,
     LLMResponse,
-    ToolResultItem,
     UserItem,
 )
 from tiny_harness.harness.persistence.store import TaskRecord
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.harness.tools.mcp import McpTool
-from tiny_harness.harness.tools.render import UNTRUSTED_PREAMBLE, render_tool_result
 from tiny_harness.service.durable.models import (
     AssembleInput,
     DispatchInput,
@@ -66,6 +64,8 @@ logger = logging.getLogger(__name__)
 
 HEARTBEATS_PER_TIMEOUT = 3
 """A long call heartbeats this many times per heartbeat timeout (10 s for the default 30 s)."""
+_WINDOWS: Final = ContextWindowManager()
+
 HOOK_ABORT_ERROR: Final = "HookAbort"
 """`ApplicationError.type` of an activity a hook aborted."""
 
@@ -152,24 +152,29 @@ class TaskActivities:
 
     @activity.defn(name="assemble_context")
     async def assemble_context(self, data: AssembleInput) -> LLMRequest:
-        """Build this turn's request: static prompt first (the cacheable prefix), then state."""
+        """Build this turn's request through the context window manager: stable sections
+        first (the cacheable prefix), tool output as delimited untrusted data."""
         harness = self._harness
-        parts = [harness.system_prompt]
-        if len(harness.skills):
-            parts.append(f"## skills\n{harness.skills.index()}\n")
-        for skill in data.loaded_skills:
-            parts.append(f"## skill:{skill.name}\n{skill.body}\n")
-        if data.plan is not None:
-            parts.append(f"## plan\n{data.plan.render()}\n")
-        parts.append(f"## tool results\n{UNTRUSTED_PREAMBLE}\n")
         tools = await harness.base_tools()
         skill_tools = tuple(t for skill in data.loaded_skills for t in skill.tools)
-        return LLMRequest(
-            instructions="\n".join(parts),
-            input=tuple(_rendered(item) for item in data.conversation),
+        window = _WINDOWS.assemble(
+            system_prompt=harness.system_prompt,
+            skills_index=harness.skills.index(),
+            loaded_skills=[(skill.name, skill.body) for skill in data.loaded_skills],
+            plan=data.plan.render() if data.plan is not None else "",
+            conversation=data.conversation,
             tools=tools + skill_tools,
-            cache_key=data.task_id,
+            previous=data.previous,
         )
+        model = (await harness.llm()).info
+        if _WINDOWS.needs_compaction(window, model, harness.budget):
+            # Compaction (summarising the oldest turns) is the next step; say so loudly.
+            logger.warning(
+                "task %s: context estimated at %d tokens, over the compaction threshold",
+                data.task_id,
+                window.estimated_tokens,
+            )
+        return _WINDOWS.to_request(window, data.conversation, cache_key=data.task_id)
 
     @activity.defn(name="invoke_llm")
     async def invoke_llm(self, data: InvokeLLMInput) -> LLMResponse:
@@ -289,13 +294,3 @@ class TaskActivities:
 
 def _error(call: ToolCall, text: str) -> ToolResult:
     return ToolResult(call_id=call.call_id, name=call.name, text=text, is_error=True)
-
-
-def _rendered(item: InputItem) -> InputItem:
-    """Tool output reaches the model only inside a delimited block it is told is data."""
-    if not isinstance(item, ToolResultItem):
-        return item
-    result = ToolResult(
-        call_id=item.call_id, name=item.name, text=item.text, is_error=item.is_error
-    )
-    return item.model_copy(update={"text": render_tool_result(result, preamble=False)})

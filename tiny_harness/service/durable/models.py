@@ -10,6 +10,7 @@ from __future__ import annotations
 from a2a.types import Message, StreamResponse, Task
 from pydantic import BaseModel, Field
 
+from tiny_harness.harness.core.context import UsageMark
 from tiny_harness.harness.core.plan import Plan
 from tiny_harness.harness.core.proto import ProtoJson
 from tiny_harness.harness.core.retry import RetryPolicies
@@ -52,6 +53,7 @@ class TaskRun(BaseModel):
     pending_question: PendingQuestion | None = None
     cancel_reason: str | None = None
     loaded_skills: list[LoadedSkill] = Field(default_factory=list)
+    usage_mark: UsageMark | None = None
     llm_calls: int = 0
 
     @property
@@ -120,6 +122,8 @@ class AssembleInput(BaseModel, frozen=True):
     conversation: tuple[InputItem, ...]
     plan: Plan | None = None
     loaded_skills: tuple[LoadedSkill, ...] = ()
+    previous: UsageMark | None = None
+    """What the provider counted for the previous call: the base of this turn's estimate."""
 
 
 class InvokeLLMInput(BaseModel, frozen=True):

@@ -29,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
     from pydantic import JsonValue
 
     from tiny_harness.errors import ToolNotRetriedError
+    from tiny_harness.harness.core.context import UsageMark
     from tiny_harness.harness.core.retry import NOT_IDEMPOTENT_POLICY
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, ToolResultItem
     from tiny_harness.harness.tools.definition import (
@@ -162,6 +163,7 @@ class TaskWorkflow:
                 conversation=tuple(self._run.conversation),
                 plan=self._run.plan,
                 loaded_skills=tuple(self._run.loaded_skills),
+                previous=self._run.usage_mark,
             ),
             start_to_close_timeout=_SHORT,
             retry_policy=_RETRY,
@@ -180,6 +182,7 @@ class TaskWorkflow:
         policy = self._start.retries.for_activity("invoke_llm")
         response = await self._attempts.run("invoke_llm", policy, attempt_once)
         self._run.llm_calls += 1
+        self._run.usage_mark = UsageMark.of(request, response.usage)
         self._run.conversation.append(
             AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
         )
