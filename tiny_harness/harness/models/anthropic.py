@@ -31,12 +31,9 @@ from anthropic.types import (
 from pydantic import SecretStr
 
 from tiny_harness.errors import RetryableProviderError
-from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.models.llm import (
-    LLM,
     AssistantItem,
     FinishReason,
-    LLMModelInfo,
     LLMRequest,
     LLMResponse,
     ToolResultItem,
@@ -46,11 +43,11 @@ from tiny_harness.harness.models.llm import (
 from tiny_harness.harness.models.wire import (
     REFUSAL_FINISH,
     REFUSAL_TEXT,
+    ProviderModel,
     WireNames,
     arguments_object,
     connection_error,
     error_detail,
-    http_client,
     status_error,
 )
 from tiny_harness.harness.tools.definition import ToolCall, ToolDefinition
@@ -97,12 +94,14 @@ async def guarded[T](call: Awaitable[T], *, secret: str | None) -> T:
         raise RetryableProviderError(f"{PROVIDER}: {detail}", provider=PROVIDER) from None
 
 
-class AnthropicLLM(LLM):
+class AnthropicLLM(ProviderModel):
     """A model behind the Anthropic Messages API (or a server that speaks it at `base_url`).
 
     `max_output_tokens` is required by the API and defaults to 8192. `stream=True` reads the
     answer as server-sent events and assembles it. Call `aclose` when done with the adapter.
     """
+
+    PROVIDER = PROVIDER
 
     def __init__(
         self,
@@ -115,23 +114,19 @@ class AnthropicLLM(LLM):
         timeout_seconds: float = 300.0,
         stream: bool = False,
     ) -> None:
-        self.ref = EntityRef(kind=EntityKind.LLM, id=f"{PROVIDER}:{model}")
-        self._model = model
-        self._context_window = context_window
-        self._max_output_tokens = max_output_tokens
-        self._stream = stream
-        self._http = http_client(timeout_seconds=timeout_seconds)
+        super().__init__(
+            model=model,
+            context_window=context_window,
+            max_output_tokens=max_output_tokens,
+            timeout_seconds=timeout_seconds,
+            stream=stream,
+        )
+        self._max_tokens = max_output_tokens  # the Messages API requires it
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key.get_secret_value(),
             base_url=base_url or DEFAULT_BASE_URL,
             http_client=self._http,
             max_retries=0,
-        )
-
-    @property
-    def info(self) -> LLMModelInfo:
-        return LLMModelInfo(
-            provider=PROVIDER, model=self._model, context_window=self._context_window
         )
 
     async def invoke(self, request: LLMRequest) -> LLMResponse:
@@ -147,7 +142,7 @@ class AnthropicLLM(LLM):
     async def _create(self, request: LLMRequest, names: WireNames) -> Message:
         return await self._client.messages.create(
             model=self._model,
-            max_tokens=self._max_output_tokens,
+            max_tokens=self._max_tokens,
             system=system_blocks(request),
             messages=message_params(request, names),
             tools=[tool_param(tool, names) for tool in request.tools] or anthropic.omit,
@@ -156,7 +151,7 @@ class AnthropicLLM(LLM):
     async def _streamed(self, request: LLMRequest, names: WireNames) -> Message:
         manager = self._client.messages.stream(
             model=self._model,
-            max_tokens=self._max_output_tokens,
+            max_tokens=self._max_tokens,
             system=system_blocks(request),
             messages=message_params(request, names),
             tools=[tool_param(tool, names) for tool in request.tools] or anthropic.omit,

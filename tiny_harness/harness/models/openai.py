@@ -31,12 +31,9 @@ from openai.types.responses import (
 from pydantic import SecretStr
 
 from tiny_harness.errors import ProviderResponseError, RetryableProviderError
-from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.models.llm import (
-    LLM,
     AssistantItem,
     FinishReason,
-    LLMModelInfo,
     LLMRequest,
     LLMResponse,
     ToolResultItem,
@@ -46,10 +43,10 @@ from tiny_harness.harness.models.llm import (
 from tiny_harness.harness.models.wire import (
     REFUSAL_FINISH,
     REFUSAL_TEXT,
+    ProviderModel,
     WireNames,
     connection_error,
     error_detail,
-    http_client,
     parse_arguments,
     status_error,
 )
@@ -78,12 +75,14 @@ async def guarded[T](call: Awaitable[T], *, provider: str, secret: str | None) -
         raise RetryableProviderError(f"{provider}: {detail}", provider=provider) from None
 
 
-class OpenAILLM(LLM):
+class OpenAILLM(ProviderModel):
     """A model behind the OpenAI Responses API (or a server that speaks it at `base_url`).
 
     `stream=True` asks for the answer as server-sent events and assembles it; the result is
     the same `LLMResponse`. Call `aclose` when done with the adapter.
     """
+
+    PROVIDER = PROVIDER
 
     def __init__(
         self,
@@ -96,23 +95,18 @@ class OpenAILLM(LLM):
         timeout_seconds: float = 300.0,
         stream: bool = False,
     ) -> None:
-        self.ref = EntityRef(kind=EntityKind.LLM, id=f"{PROVIDER}:{model}")
-        self._model = model
-        self._context_window = context_window
-        self._max_output_tokens = max_output_tokens
-        self._stream = stream
-        self._http = http_client(timeout_seconds=timeout_seconds)
+        super().__init__(
+            model=model,
+            context_window=context_window,
+            max_output_tokens=max_output_tokens,
+            timeout_seconds=timeout_seconds,
+            stream=stream,
+        )
         self._client = openai.AsyncOpenAI(
             api_key=api_key.get_secret_value(),
             base_url=base_url or DEFAULT_BASE_URL,
             http_client=self._http,
             max_retries=0,
-        )
-
-    @property
-    def info(self) -> LLMModelInfo:
-        return LLMModelInfo(
-            provider=PROVIDER, model=self._model, context_window=self._context_window
         )
 
     async def invoke(self, request: LLMRequest) -> LLMResponse:

@@ -28,12 +28,9 @@ from openai.types.completion_usage import CompletionUsage
 from pydantic import SecretStr
 
 from tiny_harness.errors import ProviderResponseError
-from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.models.llm import (
-    LLM,
     AssistantItem,
     FinishReason,
-    LLMModelInfo,
     LLMRequest,
     LLMResponse,
     ToolResultItem,
@@ -44,8 +41,8 @@ from tiny_harness.harness.models.openai import guarded
 from tiny_harness.harness.models.wire import (
     REFUSAL_FINISH,
     REFUSAL_TEXT,
+    ProviderModel,
     WireNames,
-    http_client,
     parse_arguments,
 )
 from tiny_harness.harness.tools.definition import ToolCall, ToolDefinition
@@ -74,12 +71,14 @@ class _Answer:
     usage: CompletionUsage | None = None
 
 
-class OpenAIChatLLM(LLM):
+class OpenAIChatLLM(ProviderModel):
     """A model behind an OpenAI-compatible Chat Completions endpoint.
 
     `api_key` may be None for local servers. `stream=True` asks for server-sent events (with
     usage in the last chunk) and assembles them. Call `aclose` when done with the adapter.
     """
+
+    PROVIDER = PROVIDER
 
     def __init__(
         self,
@@ -92,23 +91,18 @@ class OpenAIChatLLM(LLM):
         timeout_seconds: float = 300.0,
         stream: bool = False,
     ) -> None:
-        self.ref = EntityRef(kind=EntityKind.LLM, id=f"{PROVIDER}:{model}")
-        self._model = model
-        self._context_window = context_window
-        self._max_output_tokens = max_output_tokens
-        self._stream = stream
-        self._http = http_client(timeout_seconds=timeout_seconds)
+        super().__init__(
+            model=model,
+            context_window=context_window,
+            max_output_tokens=max_output_tokens,
+            timeout_seconds=timeout_seconds,
+            stream=stream,
+        )
         self._client = openai.AsyncOpenAI(
             api_key=api_key.get_secret_value() if api_key is not None else _NO_KEY,
             base_url=base_url or DEFAULT_BASE_URL,
             http_client=self._http,
             max_retries=0,
-        )
-
-    @property
-    def info(self) -> LLMModelInfo:
-        return LLMModelInfo(
-            provider=PROVIDER, model=self._model, context_window=self._context_window
         )
 
     async def invoke(self, request: LLMRequest) -> LLMResponse:

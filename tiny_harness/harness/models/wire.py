@@ -20,9 +20,12 @@ from tiny_harness.errors import (
     ProviderResponseError,
     RetryableProviderError,
 )
+from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.models.llm import (
+    LLM,
     AssistantItem,
     FinishReason,
+    LLMModelInfo,
     LLMRequest,
     ToolResultItem,
 )
@@ -195,3 +198,36 @@ def connection_error(provider: str, *, timed_out: bool) -> RetryableProviderErro
     """The typed error for a call that got no answer: a timeout or a lost connection."""
     what = "timed out" if timed_out else "could not connect, or the connection was lost"
     return RetryableProviderError(f"{provider}: the call {what}", provider=provider, status=None)
+
+
+class ProviderModel(LLM):
+    """What every provider adapter shares: its entity ref, model info and HTTP pool.
+
+    Subclasses set `PROVIDER`, build their SDK client on `self._http`, and implement
+    `invoke` and `aclose`.
+    """
+
+    PROVIDER: str
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        context_window: int,
+        max_output_tokens: int | None,
+        timeout_seconds: float,
+        stream: bool,
+    ) -> None:
+        self.ref = EntityRef(kind=EntityKind.LLM, id=f"{self.PROVIDER}:{model}")
+        self._model = model
+        self._context_window = context_window
+        self._max_output_tokens = max_output_tokens
+        self._stream = stream
+        self._http = http_client(timeout_seconds=timeout_seconds)
+
+    @property
+    def info(self) -> LLMModelInfo:
+        """The provider, model and context window."""
+        return LLMModelInfo(
+            provider=self.PROVIDER, model=self._model, context_window=self._context_window
+        )
