@@ -27,6 +27,7 @@ import os
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Final, Literal
 
@@ -34,7 +35,9 @@ from pydantic import AnyHttpUrl, BaseModel, Field, SecretStr, ValidationError, f
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tiny_harness.errors import ConfigError
+from tiny_harness.harness.core.context import ContextBudget
 from tiny_harness.harness.core.retry import RetryPolicies
+from tiny_harness.harness.persistence.retention import RetentionConfig
 
 __all__ = [
     "ENV_NESTED_DELIMITER",
@@ -121,6 +124,13 @@ class StoreConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=T
     """SQLite file; None means ``<data_dir>/tiny-harness.sqlite3`` (see `Settings.store_path`)."""
 
 
+class HeartbeatConfig(BaseModel, extra="forbid", frozen=True):
+    """The `tiny-harness-heartbeat` schedule: whether the server creates it, how often."""
+
+    enabled: bool = True
+    interval: Annotated[timedelta, Field(ge=timedelta(seconds=1))] = timedelta(seconds=30)
+
+
 class Settings(BaseSettings):
     """The whole configuration. Build it with `load_settings`, not by calling the class.
 
@@ -144,6 +154,11 @@ class Settings(BaseSettings):
     server: ServerConfig = ServerConfig()
     model: ModelConfig = ModelConfig()
     store: StoreConfig = StoreConfig()
+    context: ContextBudget = ContextBudget()
+    """The input-token budget of a turn and the share of it at which compaction starts."""
+    heartbeat: HeartbeatConfig = HeartbeatConfig()
+    retention: RetentionConfig = RetentionConfig()
+    """How long the store keeps each record kind (`[retention.ttl]`, default 30 days)."""
     retries: RetryPolicies = RetryPolicies()
     """How the workflow retries the loop's activities (`[retries.default]`,
     `[retries.per_activity.invoke_llm]` in the TOML file)."""

@@ -80,6 +80,7 @@ async def _activities(
         llm=chosen.llm, store=store, plugins=settings.plugins, data_dir=settings.data_dir
     )
     stack.push_async_callback(harness.close)
+    harness.budget = settings.context
     for refused in installation.refused:
         logger.error("plugin refused: %s", refused.message)
     logger.info("plugins: %s", ", ".join(r.plugin for r in installation.reports))

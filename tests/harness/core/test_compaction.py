@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from tiny_harness.errors import CompactionError
@@ -245,6 +247,10 @@ def test_compacting_shrinks_the_estimate_and_fills_the_state_summary() -> None:
     before = manager.assemble(system_prompt="p", conversation=items)
     after = manager.assemble(system_prompt="p", conversation=compacted)
     record = CompactionRecord(
+        task_id="t",
+        context_id="c",
+        ordinal=1,
+        recorded_at=datetime(2026, 1, 1, tzinfo=UTC),
         removed_ids=item_ids(to_summarise),
         summary="The user asked about c1 to c4.",
         tokens_before=before.estimated_tokens,

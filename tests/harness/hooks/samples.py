@@ -8,11 +8,17 @@ from datetime import UTC, datetime, timedelta
 
 from a2a.types import Message, Part, Role, Task, TaskState
 
+from tiny_harness.harness.core.context import ContextBudget, ContextWindowManager
+from tiny_harness.harness.core.monitor import MonitorSnapshot, OpenTask
 from tiny_harness.harness.core.plan import Plan, Step
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.hooks import (
     ActivityFailedPre,
     ActivityRetriedPre,
+    CompactionKeepIn,
+    CompactionSummariseIn,
+    CompactionTriggerIn,
+    HeartbeatTickPre,
     HookContext,
     HookPoint,
     LLMInvokedPost,
@@ -30,7 +36,14 @@ from tiny_harness.harness.hooks import (
     ToolInvokedPost,
     ToolInvokedPre,
 )
-from tiny_harness.harness.models.llm import LLMRequest, LLMResponse, UserItem
+from tiny_harness.harness.models.llm import (
+    AssistantItem,
+    LLMModelInfo,
+    LLMRequest,
+    LLMResponse,
+    UserItem,
+)
+from tiny_harness.harness.persistence.records import PlanRecord
 from tiny_harness.harness.persistence.store import TaskRecord
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult
 
@@ -67,6 +80,9 @@ def every_context() -> list[HookContext]:
         updated_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
     )
     skill = EntityRef(kind=EntityKind.SKILL, id="pdf", version="1.0.0")
+    conversation = (UserItem(message_id="m1", text="hi"), AssistantItem(text="Hello."))
+    window = ContextWindowManager().assemble(system_prompt="be brief", conversation=conversation)
+    model = LLMModelInfo(provider="scripted", model="demo", context_window=128_000)
     return [
         RequestReceivedPre(**IDS, message=message),
         TaskStateChangedPre(
@@ -88,6 +104,27 @@ def every_context() -> list[HookContext]:
         ShutdownPre(**IDS, reason="SIGTERM"),
         SkillLoadedPre(**IDS, skill=skill),
         SkillUnloadedPre(**IDS, skill=skill),
+        CompactionTriggerIn(**IDS, window=window, model=model, budget=ContextBudget()),
+        CompactionKeepIn(**IDS, window=window, conversation=conversation, result=conversation[:1]),
+        CompactionSummariseIn(**IDS, window=window, removed=conversation[:1], result="Asked."),
+        HeartbeatTickPre(
+            **IDS,
+            snapshot=MonitorSnapshot(
+                taken_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+                open_tasks=1,
+                listed=(OpenTask(task_id="task-1"),),
+            ),
+        ),
+        PersistenceWriteIn(
+            **IDS,
+            record=PlanRecord(
+                task_id="task-1",
+                context_id="ctx-1",
+                revision=1,
+                recorded_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+                plan=Plan(steps=steps()),
+            ),
+        ),
     ]
 
 

@@ -37,8 +37,8 @@ def test_context_type_reads_the_table() -> None:
 
 
 def test_context_type_refuses_a_point_without_a_context() -> None:
-    with pytest.raises(UnknownHookPointError, match=r"compaction\.in"):
-        context_type(HookPoint.parse("compaction.in"))
+    with pytest.raises(UnknownHookPointError, match=r"compaction\.keep\.pre"):
+        context_type(HookPoint.parse("compaction.keep.pre"))
 
 
 def test_contexts_are_frozen() -> None:

@@ -157,7 +157,7 @@ async def test_context_must_be_the_points_type() -> None:
 
 async def test_a_point_without_a_context_is_refused() -> None:
     with pytest.raises(UnknownHookPointError):
-        await HookManager().run(HookPoint.parse("heartbeat.tick.pre"), tool_pre())
+        await HookManager().run(HookPoint.parse("agent.invoked.pre"), tool_pre())
 
 
 async def test_registration_needs_a_unique_name_and_can_be_undone() -> None:

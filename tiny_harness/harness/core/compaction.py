@@ -18,7 +18,8 @@ never write the `CompactionRecord` they describe; the activity that runs the hoo
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final
+from datetime import datetime
+from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
@@ -62,12 +63,31 @@ _AGENT_CONTEXT: Final = (
 
 class CompactionRecord(BaseModel, frozen=True):
     """One compaction, recorded on the task and in the store: the ids of the items folded
-    away (`item_ids`), the summary that replaced them, and the estimate before and after."""
+    away (`item_ids`), the summary that replaced them, and the estimate before and after.
 
+    `ordinal` is the number of the summary item it made (`summary:<ordinal>`), so a task's
+    compactions are numbered 1, 2, ... and the store keeps each once.
+    """
+
+    kind: Literal["compaction"] = "compaction"
+    task_id: str
+    context_id: str
+    ordinal: int = Field(ge=1)
+    recorded_at: datetime
     removed_ids: tuple[str, ...]
     summary: str
     tokens_before: int = Field(ge=0)
     tokens_after: int = Field(ge=0)
+
+    @property
+    def key(self) -> str:
+        """The id the store keeps it under."""
+        return f"{self.task_id}/{self.ordinal}"
+
+    @property
+    def version(self) -> int:
+        """Never rewritten: every compaction is a new record."""
+        return 0
 
 
 def item_id(item: InputItem, position: int) -> str:

@@ -22,11 +22,14 @@ from a2a.types import Message, TaskState
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tiny_harness.errors import UnknownHookPointError
+from tiny_harness.harness.core.context import ContextBudget, ContextWindow
+from tiny_harness.harness.core.monitor import MonitorSnapshot
 from tiny_harness.harness.core.plan import Plan, Step
 from tiny_harness.harness.core.proto import ProtoJson
 from tiny_harness.harness.entities import EntityRef
 from tiny_harness.harness.hooks.points import HookPoint, Operation, Phase
-from tiny_harness.harness.models.llm import LLMRequest, LLMResponse
+from tiny_harness.harness.models.llm import InputItem, LLMModelInfo, LLMRequest, LLMResponse
+from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.persistence.store import TaskRecord
 from tiny_harness.harness.tools.definition import ToolCall, ToolResult
 
@@ -122,10 +125,46 @@ class StepFinishedPre(HookContext):
 
 
 class PersistenceWriteIn(BodyContext):
-    """Writing a task record to the store; `result` is "stored" once written."""
+    """Writing one record to the store (the task's own, or a plan, state, inbox-audit or
+    compaction record); `result` is "stored" once written."""
 
-    record: TaskRecord
+    record: TaskRecord | Record
     result: Literal["stored"] | None = None
+
+
+class CompactionTriggerIn(BodyContext):
+    """Whether this turn's window must be compacted before the model sees it; `result` is
+    the decision (default: the estimate is above the budget's compaction threshold)."""
+
+    window: ContextWindow
+    model: LLMModelInfo
+    budget: ContextBudget
+    result: bool | None = None
+
+
+class CompactionKeepIn(BodyContext):
+    """Which conversation items to fold into a summary; `result` is those items, in
+    conversation order (default: all but the newest few, never parting a call from its
+    result). The never-compact sections are rebuilt every turn and cannot be folded."""
+
+    window: ContextWindow
+    conversation: tuple[InputItem, ...]
+    result: tuple[InputItem, ...] | None = None
+
+
+class CompactionSummariseIn(BodyContext):
+    """Summarising the items being folded; `result` is the summary text (default: the
+    task's model, asked with `core.compaction.SUMMARY_INSTRUCTIONS`)."""
+
+    window: ContextWindow
+    removed: tuple[InputItem, ...]
+    result: str | None = None
+
+
+class HeartbeatTickPre(HookContext):
+    """One heartbeat tick, with what it saw."""
+
+    snapshot: MonitorSnapshot
 
 
 class ActivityFailedPre(HookContext):
@@ -173,6 +212,10 @@ CONTEXTS: Mapping[HookPoint, type[HookContext]] = MappingProxyType(
         HookPoint(Operation.STEP_STARTED, Phase.PRE): StepStartedPre,
         HookPoint(Operation.STEP_FINISHED, Phase.PRE): StepFinishedPre,
         HookPoint(Operation.PERSISTENCE_WRITE, Phase.IN): PersistenceWriteIn,
+        HookPoint(Operation.COMPACTION_TRIGGER, Phase.IN): CompactionTriggerIn,
+        HookPoint(Operation.COMPACTION_KEEP, Phase.IN): CompactionKeepIn,
+        HookPoint(Operation.COMPACTION_SUMMARISE, Phase.IN): CompactionSummariseIn,
+        HookPoint(Operation.HEARTBEAT_TICK, Phase.PRE): HeartbeatTickPre,
         HookPoint(Operation.ACTIVITY_FAILED, Phase.PRE): ActivityFailedPre,
         HookPoint(Operation.ACTIVITY_RETRIED, Phase.PRE): ActivityRetriedPre,
         HookPoint(Operation.SHUTDOWN, Phase.PRE): ShutdownPre,

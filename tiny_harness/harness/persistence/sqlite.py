@@ -31,10 +31,13 @@ from pydantic import ValidationError
 
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.entities import EntityKind, EntityRef
+from tiny_harness.harness.persistence import sqlite_records
+from tiny_harness.harness.persistence.records import Record, RecordKind
 from tiny_harness.harness.persistence.store import Store, TaskPage, TaskQuery, TaskRecord
 
-SCHEMA_VERSION = 1
-"""The schema this module writes, kept in `PRAGMA user_version`."""
+SCHEMA_VERSION = 2
+"""The schema this module writes, kept in `PRAGMA user_version` (2 added the record
+tables; a version-1 file is upgraded in place by creating them)."""
 
 BUSY_TIMEOUT_MS = 5_000
 """How long a statement waits for a lock held by another connection before it fails."""
@@ -53,6 +56,7 @@ _SCHEMA = (
     # Both indexes end in the listing order, so a filtered, paged listing reads one range.
     "CREATE INDEX IF NOT EXISTS tasks_context_id ON tasks (context_id, updated_at, id)",
     "CREATE INDEX IF NOT EXISTS tasks_updated_at ON tasks (updated_at, id)",
+    *sqlite_records.schema(),
 )
 
 _UPSERT = """
@@ -160,6 +164,33 @@ class SqliteStore(Store):
             last = page[-1]
             next_token = _encode_token(_text(last[0], "updated_at"), _text(last[1], "id"))
         return TaskPage(records=records, next_page_token=next_token, total_size=total)
+
+    async def put_record(self, record: Record) -> None:
+        """Upsert the record in its kind's table; a stored higher version is kept."""
+        recorded_at = _utc_text(record.recorded_at, "the record's recorded_at")
+
+        def put(connection: sqlite3.Connection) -> None:
+            sqlite_records.upsert(connection, record, recorded_at)
+
+        await self._call(f"write {record.kind} record {record.key!r}", put)
+
+    async def records(self, kind: RecordKind, task_id: str) -> tuple[Record, ...]:
+        """The task's records of `kind`, oldest first."""
+        sqlite_records.table_of(kind)
+
+        def select(connection: sqlite3.Connection) -> tuple[Record, ...]:
+            return sqlite_records.select(connection, kind, task_id)
+
+        return await self._call(f"read {kind} records of task {task_id!r}", select)
+
+    async def delete_expired(self, kind: RecordKind, before: datetime) -> int:
+        """Delete the expired records of `kind` in one statement; how many went."""
+        cutoff = _utc_text(before, "the retention cutoff")
+
+        def delete(connection: sqlite3.Connection) -> int:
+            return sqlite_records.delete_expired(connection, kind, cutoff)
+
+        return await self._call(f"delete expired {kind} records", delete)
 
     async def close(self) -> None:
         """Close the connection; later calls raise `StoreError`. Safe to call twice."""

@@ -2,8 +2,9 @@
 
 Temporal history is the replay source of a task; the store is what answers `GetTask` and
 `ListTasks` once the workflow has closed, and what lists tasks at all. The workflow writes a
-`TaskRecord` through the `persist` activity on every state change and at the end. A record
-never holds a secret: every field is typed and none is a credential.
+`TaskRecord` through the `persist` activity on every state change and at the end, and the
+task-scoped records of `records.py` (plans, state, inbox audit, compactions) as they
+happen. A record never holds a secret: every field is typed and none is a credential.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from tiny_harness.harness.core.proto import ProtoJson
 from tiny_harness.harness.entities import Entity, EntityKind
+from tiny_harness.harness.persistence.records import Record, RecordKind
 
 
 class TaskRecord(BaseModel, frozen=True):
@@ -76,6 +78,26 @@ class Store(Entity):
         """A page of task records matching `query`, newest update first.
 
         Raises `StoreError` for a page token this store did not issue.
+        """
+
+    @abstractmethod
+    async def put_record(self, record: Record) -> None:
+        """Insert or replace the record under its `key`, unless the stored one has a higher
+        `version`."""
+
+    @abstractmethod
+    async def records(self, kind: RecordKind, task_id: str) -> tuple[Record, ...]:
+        """The task's records of `kind`, oldest first (by `recorded_at`, then key).
+
+        Raises `StoreError` for `RecordKind.TASK`: a task's own record is `get_task`'s.
+        """
+
+    @abstractmethod
+    async def delete_expired(self, kind: RecordKind, before: datetime) -> int:
+        """Delete the records of `kind` last written before `before`; how many went.
+
+        Tasks count from their terminal state: a task that is not final is never deleted,
+        however old, and neither are its plan and state records.
         """
 
     @abstractmethod

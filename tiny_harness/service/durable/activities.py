@@ -48,6 +48,7 @@ from tiny_harness.harness.models.llm import (
     LLMResponse,
     UserItem,
 )
+from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.persistence.store import TaskRecord
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.harness.tools.mcp import McpTool
@@ -240,8 +241,9 @@ class TaskActivities:
 
     @activity.defn(name="persist")
     async def persist(self, data: PersistInput) -> None:
-        """Write the task's snapshot through the persistence.write body (replaceable)."""
-        record = TaskRecord(
+        """Write the task's snapshot, then each queued record, through the
+        persistence.write body (replaceable), one chain per record."""
+        task = TaskRecord(
             task=data.task,
             version=data.version,
             updated_at=self._harness.providers.clock(),
@@ -250,17 +252,21 @@ class TaskActivities:
         store = await self._harness.store()
 
         async def write(ctx: PersistenceWriteIn) -> PersistenceWriteIn:
-            await store.put_task(ctx.record)
+            if isinstance(ctx.record, TaskRecord):
+                await store.put_task(ctx.record)
+            else:
+                await store.put_record(ctx.record)
             return ctx.model_copy(update={"result": "stored"})
 
-        ctx = PersistenceWriteIn(
-            task_id=record.task_id, correlation_id=str(data.version), record=record
-        )
         point = HookPoint(operation=Operation.PERSISTENCE_WRITE, phase=Phase.IN)
-        try:
-            await self._harness.hooks.run_body(point, ctx, write)
-        except HookAbort as error:
-            raise _aborted(error) from error
+        records: list[TaskRecord | Record] = [task, *data.records]
+        for record in records:
+            key = str(data.version) if isinstance(record, TaskRecord) else record.key
+            ctx = PersistenceWriteIn(task_id=task.task_id, correlation_id=key, record=record)
+            try:
+                await self._harness.hooks.run_body(point, ctx, write)
+            except HookAbort as error:
+                raise _aborted(error) from error
 
     @activity.defn(name="dispatch_hooks")
     async def dispatch_hooks(self, data: DispatchInput) -> JsonObject:

@@ -15,6 +15,7 @@ from tiny_harness.harness.core.plan import Plan
 from tiny_harness.harness.core.proto import ProtoJson
 from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.models.llm import InputItem, LLMRequest
+from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolDefinition
 
 
@@ -147,11 +148,13 @@ class InvokeToolInput(BaseModel, frozen=True):
 
 
 class PersistInput(BaseModel, frozen=True):
-    """Input of the `persist` activity."""
+    """Input of the `persist` activity: the task's snapshot, and the task-scoped records
+    (plans, state, inbox audit, compactions) made since the previous write."""
 
     task: ProtoJson[Task]
     version: int
     events: tuple[ProtoJson[StreamResponse], ...] = ()
+    records: tuple[Record, ...] = ()
 
 
 class DispatchInput(BaseModel, frozen=True):

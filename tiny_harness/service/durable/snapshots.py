@@ -2,8 +2,10 @@
 
 Each state change marks the snapshot dirty; one background coroutine writes it through the
 `persist` activity, one write at a time, so a burst of changes costs one write, not one
-each. The version (the log's length) lets the store ignore a write older than the one it
-has. The final flush writes the whole event log too, for reads after the workflow closes.
+each. Task-scoped records (plan, state, inbox audit, compaction) queued with `add` ride
+along with the next snapshot write, so they cost no activity of their own. The version
+(the log's length) lets the store ignore a write older than the one it has. The final
+flush writes the whole event log too, for reads after the workflow closes.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from a2a.types import Task
 
+    from tiny_harness.harness.persistence.records import Record
     from tiny_harness.service.durable.activities import TaskActivities
     from tiny_harness.service.durable.models import PersistInput, TaskRun
 
@@ -33,12 +36,18 @@ class SnapshotWriter:
         self._busy = False
         self._final = False
         self._loop: asyncio.Task[None] | None = None
+        self._records: list[Record] = []
 
     def mark(self) -> None:
         """The snapshot changed: write it soon."""
         self._dirty = True
         if self._loop is None:
             self._loop = asyncio.create_task(self._write_loop())
+
+    def add(self, record: Record) -> None:
+        """Write `record` with the next snapshot."""
+        self._records.append(record)
+        self.mark()
 
     async def flush(self, *, final: bool = False) -> None:
         """Wait until the newest snapshot is written; `final` writes the whole log too."""
@@ -55,7 +64,10 @@ class SnapshotWriter:
             snapshot = Task()
             snapshot.CopyFrom(self._run.task)
             events = tuple(e.event for e in self._run.events) if self._final else ()
-            data = PersistInput(task=snapshot, version=self._run.next_seq, events=events)
+            records, self._records = tuple(self._records), []
+            data = PersistInput(
+                task=snapshot, version=self._run.next_seq, events=events, records=records
+            )
             try:
                 await workflow.execute_activity_method(
                     TaskActivities.persist,

@@ -1,0 +1,117 @@
+"""The store's record kinds besides the task itself: plans, state, inbox audit, compactions.
+
+Each record belongs to one task and is written through the `persist` activity, so a
+plugin's `persistence.write.in` executor sees (and may route) every kind. A record has a
+`key` the store keeps it under and a `version`: of two writes with the same key, the store
+keeps the higher version, so a late retry never puts an older plan back. Records are typed
+data about the task; none holds a credential.
+
+    kind         key                      written
+    plan         task id                  when a plan is attached or a step changes
+    state        task id                  at the end of every loop iteration
+    inbox_audit  task id / message id     when a message is taken in (intake)
+    compaction   task id / ordinal        per compaction (`core.compaction.CompactionRecord`)
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from tiny_harness.harness.core.compaction import CompactionRecord
+from tiny_harness.harness.core.plan import Plan
+from tiny_harness.harness.models.llm import Usage
+
+
+class RecordKind(StrEnum):
+    """Every kind of record the store holds, `task` included (retention counts them all)."""
+
+    TASK = "task"
+    PLAN = "plan"
+    STATE = "state"
+    INBOX_AUDIT = "inbox_audit"
+    COMPACTION = "compaction"
+
+
+class PlanRecord(BaseModel, frozen=True):
+    """A task's plan as of its `revision`-th change (attached = 1, each step done + 1)."""
+
+    kind: Literal["plan"] = "plan"
+    task_id: str
+    context_id: str
+    revision: int = Field(ge=1)
+    recorded_at: datetime
+    plan: Plan
+
+    @property
+    def key(self) -> str:
+        """One plan per task: the newest revision."""
+        return self.task_id
+
+    @property
+    def version(self) -> int:
+        """The revision: a later change wins."""
+        return self.revision
+
+
+class StateRecord(BaseModel, frozen=True):
+    """What the loop knows after its `iteration`-th model call, without the raw history
+    (Temporal holds that): the skills loaded, the running summary and the last usage."""
+
+    kind: Literal["state"] = "state"
+    task_id: str
+    context_id: str
+    iteration: int = Field(ge=0)
+    recorded_at: datetime
+    loaded_skills: tuple[str, ...] = ()
+    summary: str | None = None
+    """The state summary of the newest compaction, if the task was ever compacted."""
+    compactions: int = Field(default=0, ge=0)
+    usage: Usage | None = None
+    """What the provider counted for the newest model call."""
+    pending_question: str | None = None
+
+    @property
+    def key(self) -> str:
+        """One state per task: the newest iteration."""
+        return self.task_id
+
+    @property
+    def version(self) -> int:
+        """The iteration: a later one wins."""
+        return self.iteration
+
+
+class InboxAuditRecord(BaseModel, frozen=True):
+    """That a message reached the task: who sent what shape, when. The content itself is
+    in the task's history, not repeated here."""
+
+    kind: Literal["inbox_audit"] = "inbox_audit"
+    task_id: str
+    context_id: str
+    message_id: str
+    role: str
+    parts: int = Field(ge=0)
+    text_chars: int = Field(ge=0)
+    reply_to: str | None = None
+    """The question (tool call id) the message answered, if it was a reply."""
+    recorded_at: datetime
+
+    @property
+    def key(self) -> str:
+        """One entry per message of the task."""
+        return f"{self.task_id}/{self.message_id}"
+
+    @property
+    def version(self) -> int:
+        """Never rewritten."""
+        return 0
+
+
+type Record = Annotated[
+    PlanRecord | StateRecord | InboxAuditRecord | CompactionRecord, Field(discriminator="kind")
+]
+"""A record of one of the task-scoped kinds (a `TaskRecord` is written by `put_task`)."""

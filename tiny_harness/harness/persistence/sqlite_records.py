@@ -1,0 +1,116 @@
+"""The SQL of `SqliteStore`'s task-scoped record kinds: plans, state, inbox audit, compactions.
+
+One table per kind, all of one shape: the record's key, its task, its version, when it was
+recorded (fixed-width UTC text, so text order is time order) and the record as JSON. The
+functions run on a connection the store hands them, under its lock.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Final
+
+from a2a.types import TaskState
+from pydantic import TypeAdapter, ValidationError
+
+from tiny_harness.errors import StoreError
+from tiny_harness.harness.persistence.records import Record, RecordKind
+
+TABLES: Final[dict[RecordKind, str]] = {
+    RecordKind.PLAN: "plans",
+    RecordKind.STATE: "state",
+    RecordKind.INBOX_AUDIT: "inbox_audit",
+    RecordKind.COMPACTION: "compactions",
+}
+"""The table of each task-scoped kind; only these fixed names are ever put into SQL."""
+
+FINAL_STATES: Final = (
+    TaskState.TASK_STATE_COMPLETED,
+    TaskState.TASK_STATE_FAILED,
+    TaskState.TASK_STATE_CANCELED,
+    TaskState.TASK_STATE_REJECTED,
+)
+
+_OUTLIVE_THEIR_TASK: Final = frozenset({RecordKind.PLAN, RecordKind.STATE})
+"""Kinds that are kept while their task is not final, however old they are."""
+
+_RECORD: Final = TypeAdapter[Record](Record)
+
+
+def schema() -> tuple[str, ...]:
+    """CREATE statements for every record table and its indexes."""
+    statements: list[str] = []
+    for table in TABLES.values():
+        statements += [
+            f"""
+            CREATE TABLE IF NOT EXISTS {table} (
+                key TEXT PRIMARY KEY,
+                task_id TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                recorded_at TEXT NOT NULL,
+                json TEXT NOT NULL
+            )
+            """,
+            f"CREATE INDEX IF NOT EXISTS {table}_task ON {table} (task_id, recorded_at, key)",
+            f"CREATE INDEX IF NOT EXISTS {table}_recorded_at ON {table} (recorded_at)",
+        ]
+    return tuple(statements)
+
+
+def table_of(kind: RecordKind) -> str:
+    """The table holding `kind`; `StoreError` for the task kind, which has its own API."""
+    table = TABLES.get(kind)
+    if table is None:
+        raise StoreError(f"records of kind {kind!r} are not task-scoped records")
+    return table
+
+
+def upsert(connection: sqlite3.Connection, record: Record, recorded_at: str) -> None:
+    """Insert or replace `record` under its key unless a higher version is stored."""
+    table = table_of(RecordKind(record.kind))
+    connection.execute(
+        f"""
+        INSERT INTO {table} (key, task_id, version, recorded_at, json) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET
+            task_id = excluded.task_id, version = excluded.version,
+            recorded_at = excluded.recorded_at, json = excluded.json
+        WHERE excluded.version >= {table}.version
+        """,  # noqa: S608 - the table name is one of TABLES' fixed values
+        (record.key, record.task_id, record.version, recorded_at, record.model_dump_json()),
+    )
+
+
+def select(connection: sqlite3.Connection, kind: RecordKind, task_id: str) -> tuple[Record, ...]:
+    """The task's records of `kind`, oldest first."""
+    table = table_of(kind)
+    rows: list[tuple[object, ...]] = connection.execute(
+        f"SELECT key, json FROM {table} WHERE task_id = ? ORDER BY recorded_at, key",  # noqa: S608
+        (task_id,),
+    ).fetchall()
+    return tuple(_parse(str(row[1]), str(row[0])) for row in rows)
+
+
+def delete_expired(connection: sqlite3.Connection, kind: RecordKind, before: str) -> int:
+    """Delete the records of `kind` older than `before`; a running task keeps its own."""
+    finals = ", ".join(str(int(state)) for state in FINAL_STATES)
+    if kind is RecordKind.TASK:
+        sql = f"DELETE FROM tasks WHERE updated_at < ? AND state IN ({finals})"  # noqa: S608
+    else:
+        table = table_of(kind)
+        sql = f"DELETE FROM {table} WHERE recorded_at < ?"  # noqa: S608
+        if kind in _OUTLIVE_THEIR_TASK:
+            sql += (
+                " AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.id = "  # noqa: S608
+                f"{table}.task_id AND tasks.state NOT IN ({finals}))"
+            )
+    return connection.execute(sql, (before,)).rowcount
+
+
+def _parse(document: str, key: str) -> Record:
+    # The message names the problem only: the document itself may hold user content.
+    try:
+        return _RECORD.validate_json(document)
+    except ValidationError as exc:
+        raise StoreError(
+            f"stored record {key!r} is unreadable: {exc.error_count()} validation error(s)"
+        ) from exc
