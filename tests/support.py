@@ -19,10 +19,12 @@ from a2a.helpers import new_text_message
 from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskState
 from temporalio.client import Client
 
+from tiny_harness.config import HeartbeatConfig
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.models.llm import LLM, LLMRequest
 from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
+from tiny_harness.harness.persistence.retention import RetentionConfig
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.plugins.install import Installation, build_harness
 from tiny_harness.service.a2a.app import create_app
@@ -31,6 +33,8 @@ from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.models import InvokeLLMInput
 from tiny_harness.service.durable.worker import build_worker
+from tiny_harness.service.heartbeat import HeartbeatMonitor
+from tiny_harness.service.heartbeat_activities import HeartbeatActivities
 from tiny_harness.service.http import HttpServer, free_port
 
 BINDINGS = ("JSONRPC", "HTTP+JSON")
@@ -78,7 +82,10 @@ async def running_harness(
     plugins: Sequence[Path] = (),
     retries: RetryPolicies | None = None,
     llm: LLM | None = None,
+    heartbeat: HeartbeatConfig | None = None,
 ) -> AsyncIterator[RunningHarness]:
+    """With `heartbeat`, the worker also runs the heartbeat and `/_monitor` reads the
+    schedule `heartbeat.schedule_id` (which the test creates and deletes)."""
     task_queue = f"test-{uuid.uuid4()}"
     store = SqliteStore(tmp_path / f"{task_queue}.sqlite3")
     llm = llm or ScriptedLLM(script(script_text), name="test")
@@ -91,16 +98,23 @@ async def running_harness(
     )
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    monitor = HeartbeatMonitor(temporal, schedule_id=heartbeat.schedule_id) if heartbeat else None
     app = create_app(
         gateway,
         build_agent_card(url, model="scripted test model"),
         max_request_bytes=max_request_bytes,
+        monitor=monitor,
     )
     harness, installation = await build_harness(
         llm=llm, store=store, plugins=plugins, data_dir=tmp_path / "data"
     )
     activities = TaskActivities(harness)
-    worker = build_worker(temporal, task_queue=task_queue, activities=activities)
+    beats = (
+        HeartbeatActivities(temporal, harness, task_queue=task_queue, retention=RetentionConfig())
+        if heartbeat
+        else None
+    )
+    worker = build_worker(temporal, task_queue=task_queue, activities=activities, heartbeat=beats)
     try:
         async with (
             httpx.AsyncClient(timeout=30) as http,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -487,3 +488,22 @@ def test_plugins_come_from_the_file_relative_to_it_or_from_the_environment(tmp_p
     assert from_file.plugins == (tmp_path / "one", Path("/abs/two"))
     from_env = load_settings(environ={"TINY_HARNESS_PLUGINS": "a:b"})
     assert from_env.plugins == (Path("a"), Path("b"))
+
+
+def test_a_duration_in_the_environment_may_be_plain_seconds() -> None:
+    settings = load_settings(
+        environ={
+            "TINY_HARNESS_RETRIES__HEARTBEAT_TIMEOUT": "2",
+            "TINY_HARNESS_HEARTBEAT__INTERVAL": "PT5S",
+            "TINY_HARNESS_RETENTION__PLAN": "1.5",
+        }
+    )
+
+    assert settings.retries.heartbeat_timeout == timedelta(seconds=2)
+    assert settings.heartbeat.interval == timedelta(seconds=5)
+    assert settings.retention.plan == timedelta(seconds=1.5)
+
+
+def test_a_duration_that_is_no_duration_is_refused_naming_the_variable() -> None:
+    with pytest.raises(ConfigError, match="TINY_HARNESS_RETRIES__HEARTBEAT_TIMEOUT"):
+        load_settings(environ={"TINY_HARNESS_RETRIES__HEARTBEAT_TIMEOUT": "soon"})

@@ -36,6 +36,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from tiny_harness.errors import ConfigError
 from tiny_harness.harness.core.context import ContextBudget
+from tiny_harness.harness.core.duration import Duration
 from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.persistence.retention import RetentionConfig
 
@@ -128,7 +129,10 @@ class HeartbeatConfig(BaseModel, extra="forbid", frozen=True):
     """The `tiny-harness-heartbeat` schedule: whether the server creates it, how often."""
 
     enabled: bool = True
-    interval: Annotated[timedelta, Field(ge=timedelta(seconds=1))] = timedelta(seconds=30)
+    interval: Annotated[Duration, Field(ge=timedelta(seconds=1))] = timedelta(seconds=30)
+    schedule_id: NonEmptyStr = "tiny-harness-heartbeat"
+    """Id of the Temporal schedule; each tick's workflow id starts with it. Harnesses that
+    share a namespace but not a task queue need different ids."""
 
 
 class Settings(BaseSettings):
@@ -158,7 +162,7 @@ class Settings(BaseSettings):
     """The input-token budget of a turn and the share of it at which compaction starts."""
     heartbeat: HeartbeatConfig = HeartbeatConfig()
     retention: RetentionConfig = RetentionConfig()
-    """How long the store keeps each record kind (`[retention.ttl]`, default 30 days)."""
+    """How long the store keeps each record kind (`[retention] plan = "P7D"`, default 30 days)."""
     retries: RetryPolicies = RetryPolicies()
     """How the workflow retries the loop's activities (`[retries.default]`,
     `[retries.per_activity.invoke_llm]` in the TOML file)."""

@@ -41,6 +41,7 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     ├── PluginError(manifest_path)       a plugin, or one of its components, cannot be read
     │   └── PluginPathError(path)        a plugin path is absolute, or resolves outside its root
     ├── PromptError(source, section)     a prompt cannot be parsed, or composed as asked
+    ├── SystemOneError                   a System One question or call is malformed
     └── ProviderError(provider, status)  a call to a model provider failed (see subclasses)
         ├── RetryableProviderError       rate limit, 5xx, timeout or lost connection: try again
         ├── ProviderRequestError         the provider refused the request (other 4xx): final
@@ -419,3 +420,11 @@ class ProviderResponseError(ProviderError):
     are not a JSON object, or no answer at all. A new attempt may get a usable answer."""
 
     code = "provider_response_invalid"
+
+
+class SystemOneError(TinyHarnessError):
+    """Raised when a System One question or call is malformed: a choice question with no
+    options, a score question with no levels, or a `decide` call whose timeout is not
+    positive. Nothing is asked; the same call would fail again."""
+
+    code = "system_one_invalid"

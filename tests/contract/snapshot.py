@@ -64,6 +64,7 @@ MODULES: Final[tuple[str, ...]] = (
     "tiny_harness.harness.models.openai",
     "tiny_harness.harness.models.openai_chat",
     "tiny_harness.harness.models.scripted",
+    "tiny_harness.harness.models.system_one",
     "tiny_harness.harness.models.wire",
     "tiny_harness.harness.persistence.records",
     "tiny_harness.harness.persistence.retention",

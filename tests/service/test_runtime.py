@@ -44,13 +44,18 @@ async def a2a_client(url: str, http: httpx.AsyncClient):  # type: ignore[no-unty
     return await ClientFactory(config).create_from_url(url)
 
 
-def remote_serve(temporal_env: WorkflowEnvironment, tmp_path: Path, script: str) -> ServeProcess:
+def remote_serve(
+    temporal_env: WorkflowEnvironment, tmp_path: Path, script: str, **extra: str
+) -> ServeProcess:
     script_file = tmp_path / "script.yaml"
     script_file.write_text(script)
     env = {
         "TINY_HARNESS_TEMPORAL__ADDRESS": temporal_env.client.service_client.config.target_host,
         "TINY_HARNESS_TEMPORAL__TASK_QUEUE": f"serve-{tmp_path.name}",
         "TINY_HARNESS_MODEL__SCRIPT": str(script_file),
+        # Each test's own schedule would outlive it on the shared dev server.
+        "TINY_HARNESS_HEARTBEAT__ENABLED": "false",
+        **extra,
     }
     return ServeProcess(tmp_path / "data", free_port(), env)
 
@@ -180,8 +185,7 @@ async def test_killed_mid_model_call_the_task_finishes_on_the_next_worker(
 ) -> None:
     """SIGKILL, not a clean stop: the dead worker's call is noticed by its missed heartbeats
     and runs again on the new worker; nothing recorded before it runs twice."""
-    serve = remote_serve(temporal_env, tmp_path, SLOW)
-    serve.env["TINY_HARNESS_RETRIES__HEARTBEAT_TIMEOUT"] = "2"
+    serve = remote_serve(temporal_env, tmp_path, SLOW, TINY_HARNESS_RETRIES__HEARTBEAT_TIMEOUT="2")
     await serve.start()
     async with httpx.AsyncClient(timeout=60) as http:
         seen = []

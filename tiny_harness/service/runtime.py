@@ -1,6 +1,6 @@
 """Running the harness: Temporal (embedded or remote), the worker, and the A2A server.
 
-    serve:  connect/start Temporal ─► store ─► worker ─┬─► A2A server (uvicorn)
+    serve:  connect/start Temporal ─► store ─► worker ─┬─► heartbeat schedule ─► A2A server
     worker: connect Temporal ─► store ─► worker ───────┘
 
 Each component logs one line with its address when it is up. Shutdown (SIGINT/SIGTERM,
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from tiny_harness.config import Settings
 from tiny_harness.errors import ConfigError
+from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.models.factory import ChosenModel, choose_model
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import Store
@@ -27,6 +28,8 @@ from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.temporal import TemporalConnection, connect
 from tiny_harness.service.durable.worker import build_worker
+from tiny_harness.service.heartbeat import HeartbeatMonitor, ensure_heartbeat_schedule
+from tiny_harness.service.heartbeat_activities import HeartbeatActivities
 from tiny_harness.service.http import HttpServer, free_port
 
 logger = logging.getLogger("tiny_harness")
@@ -62,18 +65,21 @@ async def run_worker(settings: Settings) -> None:
         connection = await _temporal(settings, stack)
         store = SqliteStore(settings.store_path)
         stack.push_async_callback(store.close)
-        activities = await _activities(settings, chosen, store, stack)
+        harness = await _harness(settings, chosen, store, stack)
         worker = build_worker(
-            connection.client, task_queue=settings.temporal.task_queue, activities=activities
+            connection.client,
+            task_queue=settings.temporal.task_queue,
+            activities=TaskActivities(harness),
+            heartbeat=_heartbeat_activities(settings, connection, harness),
         )
         logger.info("worker: task queue %s", settings.temporal.task_queue)
         await worker.run()
 
 
-async def _activities(
+async def _harness(
     settings: Settings, chosen: ChosenModel, store: Store, stack: AsyncExitStack
-) -> TaskActivities:
-    """The worker's activities over a `Harness` with every plugin installed."""
+) -> Harness:
+    """The worker's `Harness`, with every plugin installed."""
     logger.info("model: %s", chosen.description)
     stack.push_async_callback(chosen.llm.aclose)
     harness, installation = await build_harness(
@@ -84,7 +90,33 @@ async def _activities(
     for refused in installation.refused:
         logger.error("plugin refused: %s", refused.message)
     logger.info("plugins: %s", ", ".join(r.plugin for r in installation.reports))
-    return TaskActivities(harness)
+    return harness
+
+
+def _heartbeat_activities(
+    settings: Settings, connection: TemporalConnection, harness: Harness
+) -> HeartbeatActivities:
+    """Every worker runs heartbeat ticks, whichever process keeps the schedule."""
+    return HeartbeatActivities(
+        connection.client,
+        harness,
+        task_queue=settings.temporal.task_queue,
+        retention=settings.retention,
+    )
+
+
+async def _heartbeat(settings: Settings, connection: TemporalConnection) -> HeartbeatMonitor | None:
+    """Create or update the heartbeat schedule when it is enabled; a monitor reading it."""
+    config = settings.heartbeat
+    if not config.enabled:
+        logger.info("heartbeat: disabled")
+        return None
+    await ensure_heartbeat_schedule(
+        connection.client, task_queue=settings.temporal.task_queue, config=config
+    )
+    every = f"{config.interval.total_seconds():g}s"
+    logger.info("heartbeat: schedule %s every %s", config.schedule_id, every)
+    return HeartbeatMonitor(connection.client, schedule_id=config.schedule_id)
 
 
 @dataclass(frozen=True)
@@ -111,15 +143,23 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     stack.push_async_callback(store.close)
     logger.info("store: sqlite at %s", settings.store_path)
     task_queue = settings.temporal.task_queue
-    activities = await _activities(settings, chosen, store, stack)
-    worker = build_worker(connection.client, task_queue=task_queue, activities=activities)
+    harness = await _harness(settings, chosen, store, stack)
+    worker = build_worker(
+        connection.client,
+        task_queue=task_queue,
+        activities=TaskActivities(harness),
+        heartbeat=_heartbeat_activities(settings, connection, harness),
+    )
     await stack.enter_async_context(worker)
     logger.info("worker: task queue %s", task_queue)
+    monitor = await _heartbeat(settings, connection)
     gateway = TaskGateway(
         connection.client, task_queue=task_queue, store=store, retries=settings.retries
     )
     card = build_agent_card(settings.advertised_url, model=chosen.description)
-    app = create_app(gateway, card, max_request_bytes=settings.server.max_request_bytes)
+    app = create_app(
+        gateway, card, max_request_bytes=settings.server.max_request_bytes, monitor=monitor
+    )
     http = await stack.enter_async_context(
         HttpServer(app, host=settings.server.host, port=settings.server.port)
     )

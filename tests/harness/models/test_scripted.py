@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tiny_harness.errors import ScriptError
+from tiny_harness.harness.core.compaction import apply_summary, summary_request
 from tiny_harness.harness.models.llm import (
     AssistantItem,
     InputItem,
@@ -176,7 +177,8 @@ async def test_response_reports_model_name_and_usage_estimate() -> None:
     assert llm.info.provider == "scripted"
     assert llm.info.model == "tester"
     assert response.model == "tester"
-    assert response.usage.input_tokens == 10
+    # What a provider counts: instructions, tools, and each item as rendered ("user: ...").
+    assert response.usage.input_tokens == (20 + len("user: " + "u" * 20)) // 4
     assert response.usage.output_tokens == 10
     assert response.usage.cached_tokens == 0
 
@@ -307,3 +309,34 @@ async def test_builtin_demo_does_not_ask_for_unrelated_words() -> None:
     first = await chat.step()
 
     assert [call.name for call in first.tool_calls] == ["create_plan"]
+
+
+async def test_a_summary_request_gets_a_summary_marking_the_script_position() -> None:
+    llm = ScriptedLLM(Script(turns=(turn("one"), turn("two"), turn("three"))))
+    folded = (
+        UserItem(message_id="m1", text="start"),
+        AssistantItem(text="one"),
+        UserItem(message_id="m2", text="more"),
+        AssistantItem(text="two"),
+    )
+
+    response = await llm.invoke(summary_request(folded))
+
+    assert response.tool_calls == ()
+    assert "[scripted position 2, calls 2]" in response.output_text
+
+
+async def test_a_conversation_opening_with_a_summary_resumes_the_script() -> None:
+    llm = ScriptedLLM(Script(turns=(turn("one"), turn("two"), turn("three"))))
+    folded = (
+        UserItem(message_id="m1", text="start"),
+        AssistantItem(text="one"),
+        UserItem(message_id="m2", text="more"),
+        AssistantItem(text="two"),
+    )
+    summary = (await llm.invoke(summary_request(folded))).output_text
+    compacted = apply_summary((*folded, UserItem(message_id="m3", text="go on")), summary, folded)
+
+    response = await llm.invoke(LLMRequest(instructions="i", input=compacted))
+
+    assert response.output_text == "three"

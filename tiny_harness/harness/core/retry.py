@@ -14,13 +14,15 @@ from datetime import timedelta
 
 from pydantic import BaseModel, Field
 
+from tiny_harness.harness.core.duration import Duration
+
 
 class RetryPolicySpec(BaseModel, frozen=True, extra="forbid"):
     """One activity's retry policy."""
 
-    initial_interval: timedelta = timedelta(seconds=1)
+    initial_interval: Duration = timedelta(seconds=1)
     backoff_coefficient: float = Field(default=2.0, ge=1.0)
-    maximum_interval: timedelta = timedelta(seconds=60)
+    maximum_interval: Duration = timedelta(seconds=60)
     maximum_attempts: int = Field(default=5, ge=1)
     non_retryable_error_types: tuple[str, ...] = ()
     jitter: float = Field(default=0.2, ge=0.0, le=1.0)
@@ -42,7 +44,7 @@ class RetryPolicies(BaseModel, frozen=True, extra="forbid"):
 
     default: RetryPolicySpec = RetryPolicySpec()
     per_activity: Mapping[str, RetryPolicySpec] = {}
-    heartbeat_timeout: timedelta = Field(default=timedelta(seconds=30), gt=timedelta(0))
+    heartbeat_timeout: Duration = Field(default=timedelta(seconds=30), gt=timedelta(0))
     """A model or tool call whose worker stops heartbeating for this long has failed (its
     worker died) and goes down the retry path; the call heartbeats at a third of it."""
 

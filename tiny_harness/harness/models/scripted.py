@@ -18,6 +18,12 @@ find its place in the script. Starting at position 0, each call consumes the fir
 at or after the position whose `when` is absent or matches that call's newest inbound
 text; turns passed over are skipped for good. A call that matches no turn answers `final`
 and leaves the position where it was, so a guarded turn can still fire later.
+
+Asked to summarise for a compaction (instructions opening with `SUMMARY_INSTRUCTIONS`), it
+replays the transcript the same way and answers a fixed summary ending in a marker of
+where the folded calls left the script, `[scripted position P, calls C]`; a conversation
+that opens with such a summary resumes from the marker. (A kept answer that precedes the
+newest user message is then replayed against the summary's text as its inbound text.)
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import asyncio
 import copy
 import functools
 import re
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Self
@@ -42,10 +49,13 @@ from pydantic import (
 )
 
 from tiny_harness.errors import ScriptError
+from tiny_harness.harness.core.compaction import SUMMARY_INSTRUCTIONS
+from tiny_harness.harness.core.context import prefix_chars, render_item
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.models.llm import (
     LLM,
     AssistantItem,
+    InputItem,
     LLMModelInfo,
     LLMRequest,
     LLMResponse,
@@ -58,6 +68,9 @@ DEFAULT_FINAL = "I have nothing more to add."
 _BUILTIN_PACKAGE = "tiny_harness.builtin"
 _BUILTIN_NAME = "demo_script.yaml"
 _MAX_REPORTED_ERRORS = 3
+_MARKER = re.compile(r"\[scripted position (\d+), calls (\d+)\]")
+_ITEM_START = re.compile(r"\n\n(?=user: |user \(reply to |assistant: |<tool_result)")
+"""Where one rendered item (`core.context.render_item`) of a transcript starts."""
 
 
 class ScriptToolCall(BaseModel):
@@ -157,6 +170,8 @@ class ScriptedLLM(LLM):
         return LLMModelInfo(provider="scripted", model=self._name, context_window=128_000)
 
     async def invoke(self, request: LLMRequest) -> LLMResponse:
+        if request.instructions.startswith(SUMMARY_INSTRUCTIONS):
+            return self._summarise(request)
         call_index, turn = self._select(request)
         usage_in = max(1, _input_chars(request) // 4)
         if turn is None:
@@ -187,19 +202,40 @@ class ScriptedLLM(LLM):
 
     def _select(self, request: LLMRequest) -> tuple[int, ScriptTurn | None]:
         """Replay earlier calls to find the turn for this one: (call index, turn or None)."""
+        position, call_index, inbound = self._replay(request.input)
+        found = self._find(position, inbound)
+        return call_index, None if found is None else self._script.turns[found]
+
+    def _replay(self, items: Sequence[InputItem]) -> tuple[int, int, str]:
+        """(script position, calls made, newest inbound text) after the calls in `items`."""
         position = 0
         call_index = 0
         inbound = ""
-        for item in request.input:
+        for index, item in enumerate(items):
             if isinstance(item, UserItem):
                 inbound = item.text
+                marker = _MARKER.search(item.text) if index == 0 else None
+                if marker is not None:
+                    position, call_index = int(marker[1]), int(marker[2])
             elif isinstance(item, AssistantItem):
                 found = self._find(position, inbound)
                 if found is not None:
                     position = found + 1
                 call_index += 1
-        found = self._find(position, inbound)
-        return call_index, None if found is None else self._script.turns[found]
+        return position, call_index, inbound
+
+    def _summarise(self, request: LLMRequest) -> LLMResponse:
+        """The fixed summary of a compaction's transcript, with the script marker."""
+        transcript = request.input[0].text if request.input else ""
+        chunks = [c for c in _ITEM_START.split(transcript) if c.strip()]
+        items = [_transcript_item(n, chunk) for n, chunk in enumerate(chunks)]
+        position, calls, _ = self._replay([i for i in items if i is not None])
+        text = (
+            f"Scripted summary of {len(chunks)} earlier items.\n"
+            f"[scripted position {position}, calls {calls}]"
+        )
+        usage = Usage(input_tokens=max(1, _input_chars(request) // 4), output_tokens=len(text) // 4)
+        return LLMResponse(output_text=text, usage=usage, model=self._name, finish="stop")
 
     def _find(self, position: int, inbound: str) -> int | None:
         turns = self._script.turns
@@ -209,8 +245,19 @@ class ScriptedLLM(LLM):
         return None
 
 
+def _transcript_item(index: int, chunk: str) -> InputItem | None:
+    """A transcript chunk as the item it renders (a tool result block replays as nothing)."""
+    if chunk.startswith("assistant: "):
+        return AssistantItem(text=chunk.removeprefix("assistant: "))
+    if chunk.startswith("user"):
+        return UserItem(message_id=f"transcript:{index}", text=chunk.split(": ", 1)[-1])
+    return None
+
+
 def _input_chars(request: LLMRequest) -> int:
-    return len(request.instructions) + sum(len(item.text) for item in request.input)
+    # Tool definitions and call arguments count, as a provider counts them.
+    prefix = prefix_chars(request.instructions, request.tools)
+    return prefix + sum(len(render_item(item)) for item in request.input)
 
 
 def _describe_yaml_error(exc: yaml.YAMLError) -> str:

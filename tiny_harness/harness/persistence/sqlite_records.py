@@ -91,19 +91,27 @@ def select(connection: sqlite3.Connection, kind: RecordKind, task_id: str) -> tu
 
 
 def delete_expired(connection: sqlite3.Connection, kind: RecordKind, before: str) -> int:
-    """Delete the records of `kind` older than `before`; a running task keeps its own."""
+    """Delete the records of `kind` older than `before`; a running task keeps its own.
+
+    A plan or state record counts from its task's terminal state as the task does: it goes
+    once both it and its final task were last written before `before` (or, its task unknown
+    to the store, by its own age), never while its task runs.
+    """
     finals = ", ".join(str(int(state)) for state in FINAL_STATES)
+    params: tuple[str, ...] = (before,)
     if kind is RecordKind.TASK:
         sql = f"DELETE FROM tasks WHERE updated_at < ? AND state IN ({finals})"  # noqa: S608
     else:
         table = table_of(kind)
         sql = f"DELETE FROM {table} WHERE recorded_at < ?"  # noqa: S608
         if kind in _OUTLIVE_THEIR_TASK:
+            # A plan last changed long before its task ended must not go at the task's end.
             sql += (
                 " AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.id = "  # noqa: S608
-                f"{table}.task_id AND tasks.state NOT IN ({finals}))"
+                f"{table}.task_id AND (tasks.state NOT IN ({finals}) OR tasks.updated_at >= ?))"
             )
-    return connection.execute(sql, (before,)).rowcount
+            params = (before, before)
+    return connection.execute(sql, params).rowcount
 
 
 def _parse(document: str, key: str) -> Record:

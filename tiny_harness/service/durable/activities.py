@@ -1,7 +1,8 @@
 """The activities of a task: every side effect of the loop happens here, never in workflow code.
 
     intake            a drained message -> the user item the model reads   (request.received)
-    assemble_context  state -> the LLM request for this turn
+    assemble_context  state -> the LLM request for this turn      (compaction.trigger)
+    compact           conversation -> summary + kept items          (compaction.keep, .summarise)
     invoke_llm        request -> response                                  (llm.invoked)
     invoke_tool       one tool call -> result, or a command for the workflow (tool.invoked)
     persist           a task snapshot -> the store                         (persistence.write)
@@ -16,10 +17,8 @@ workflow fails the task with the hook's reason.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from typing import Final
 
 from a2a.helpers import get_message_text
@@ -28,7 +27,6 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from tiny_harness.errors import ToolError
-from tiny_harness.harness.core.context import ContextWindowManager
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.hooks import (
     HookAbort,
@@ -44,7 +42,6 @@ from tiny_harness.harness.hooks import (
     context_type,
 )
 from tiny_harness.harness.models.llm import (
-    LLMRequest,
     LLMResponse,
     UserItem,
 )
@@ -52,8 +49,13 @@ from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.persistence.store import TaskRecord
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.harness.tools.mcp import McpTool
+from tiny_harness.service.durable import compacting
+from tiny_harness.service.durable.beats import heartbeating
 from tiny_harness.service.durable.models import (
+    AssembledContext,
     AssembleInput,
+    CompactInput,
+    CompactOutcome,
     DispatchInput,
     IntakeInput,
     InvokeLLMInput,
@@ -63,9 +65,6 @@ from tiny_harness.service.durable.models import (
 
 logger = logging.getLogger(__name__)
 
-HEARTBEATS_PER_TIMEOUT = 3
-"""A long call heartbeats this many times per heartbeat timeout (10 s for the default 30 s)."""
-_WINDOWS: Final = ContextWindowManager()
 
 HOOK_ABORT_ERROR: Final = "HookAbort"
 """`ApplicationError.type` of an activity a hook aborted."""
@@ -86,25 +85,6 @@ class ToolOutcome(BaseModel, frozen=True):
 
     result: ToolResult
     command: WorkflowCommand | None = None
-
-
-@asynccontextmanager
-async def _heartbeating() -> AsyncIterator[None]:
-    """Heartbeat while the body runs, so a dead worker is noticed within the heartbeat timeout."""
-
-    timeout = activity.info().heartbeat_timeout
-    every = timeout.total_seconds() / HEARTBEATS_PER_TIMEOUT if timeout else 10.0
-
-    async def beat() -> None:
-        while True:
-            activity.heartbeat()
-            await asyncio.sleep(every)
-
-    beater = asyncio.create_task(beat())
-    try:
-        yield
-    finally:
-        beater.cancel()
 
 
 def _aborted(error: HookAbort) -> ApplicationError:
@@ -152,30 +132,28 @@ class TaskActivities:
         )
 
     @activity.defn(name="assemble_context")
-    async def assemble_context(self, data: AssembleInput) -> LLMRequest:
-        """Build this turn's request through the context window manager: stable sections
-        first (the cacheable prefix), tool output as delimited untrusted data."""
+    async def assemble_context(self, data: AssembleInput) -> AssembledContext:
+        """Build this turn's request through the context window manager (stable sections
+        first: the cacheable prefix; tool output as delimited untrusted data) and ask
+        compaction.trigger whether it must be compacted first."""
         harness = self._harness
-        tools = await harness.base_tools()
-        skill_tools = tuple(t for skill in data.loaded_skills for t in skill.tools)
-        window = _WINDOWS.assemble(
-            system_prompt=harness.system_prompt,
-            skills_index=harness.skills.index(),
-            loaded_skills=[(skill.name, skill.body) for skill in data.loaded_skills],
-            plan=data.plan.render() if data.plan is not None else "",
-            conversation=data.conversation,
-            tools=tools + skill_tools,
-            previous=data.previous,
+        window = await compacting.window_of(harness, data)
+        try:
+            compact = await compacting.needs_compaction(harness, data.task_id, window)
+        except HookAbort as error:
+            raise _aborted(error) from error
+        request = compacting.WINDOWS.to_request(window, data.conversation, cache_key=data.task_id)
+        return AssembledContext(
+            request=request, estimated_tokens=window.estimated_tokens, compact=compact
         )
-        model = (await harness.llm()).info
-        if _WINDOWS.needs_compaction(window, model, harness.budget):
-            # Compaction (summarising the oldest turns) is the next step; say so loudly.
-            logger.warning(
-                "task %s: context estimated at %d tokens, over the compaction threshold",
-                data.task_id,
-                window.estimated_tokens,
-            )
-        return _WINDOWS.to_request(window, data.conversation, cache_key=data.task_id)
+
+    @activity.defn(name="compact")
+    async def compact(self, data: CompactInput) -> CompactOutcome:
+        """Fold the oldest conversation into a summary (compaction.keep and .summarise)."""
+        try:
+            return await compacting.compact(self._harness, data)
+        except HookAbort as error:
+            raise _aborted(error) from error
 
     @activity.defn(name="invoke_llm")
     async def invoke_llm(self, data: InvokeLLMInput) -> LLMResponse:
@@ -191,7 +169,7 @@ class TaskActivities:
         try:
             pre = await hooks.run(_pre(Operation.LLM_INVOKED), pre)
             llm = await self._harness.llm()
-            async with _heartbeating():
+            async with heartbeating():
                 response = await llm.invoke(pre.request)
             post = LLMInvokedPost(**pre.model_dump(), response=response)
             post = await hooks.run(_post(Operation.LLM_INVOKED), post)
@@ -214,7 +192,7 @@ class TaskActivities:
         except HookAbort as error:
             text = f"refused by hook: {error.reason.code}: {error.reason.message}"
             return ToolOutcome(result=_error(data.call, text))
-        async with _heartbeating():
+        async with heartbeating():
             outcome = await self._run_tool(pre.call, data)
         post = ToolInvokedPost(**pre.model_dump(), result=outcome.result)
         try:
@@ -290,6 +268,7 @@ class TaskActivities:
         return [
             self.intake,
             self.assemble_context,
+            self.compact,
             self.invoke_llm,
             self.invoke_tool,
             self.persist,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from a2a.types import Message, StreamResponse, Task
 from pydantic import BaseModel, Field
 
+from tiny_harness.harness.core.compaction import CompactionRecord
 from tiny_harness.harness.core.context import UsageMark
 from tiny_harness.harness.core.plan import Plan
 from tiny_harness.harness.core.proto import ProtoJson
@@ -56,6 +57,9 @@ class TaskRun(BaseModel):
     loaded_skills: list[LoadedSkill] = Field(default_factory=list)
     usage_mark: UsageMark | None = None
     llm_calls: int = 0
+    compactions: list[CompactionRecord] = Field(default_factory=list)
+    plan_revision: int = 0
+    """How many times the plan changed: the version of the store's plan record."""
 
     @property
     def next_seq(self) -> int:
@@ -125,6 +129,31 @@ class AssembleInput(BaseModel, frozen=True):
     loaded_skills: tuple[LoadedSkill, ...] = ()
     previous: UsageMark | None = None
     """What the provider counted for the previous call: the base of this turn's estimate."""
+
+
+class AssembledContext(BaseModel, frozen=True):
+    """What `assemble_context` built: the turn's request, its estimate, and whether
+    compaction.trigger asks for a compaction before the model sees it."""
+
+    request: LLMRequest
+    estimated_tokens: int = Field(ge=0)
+    compact: bool = False
+
+
+class CompactInput(BaseModel, frozen=True):
+    """Input of the `compact` activity: what the turn's window is built from."""
+
+    context: AssembleInput
+    context_id: str
+    attempt: int = Field(default=1, ge=1)
+
+
+class CompactOutcome(BaseModel, frozen=True):
+    """The compacted conversation and its record, or why nothing was folded (`skipped`)."""
+
+    conversation: tuple[InputItem, ...] = ()
+    record: CompactionRecord | None = None
+    skipped: str | None = None
 
 
 class InvokeLLMInput(BaseModel, frozen=True):

@@ -2,8 +2,10 @@
 
 Each state change marks the snapshot dirty; one background coroutine writes it through the
 `persist` activity, one write at a time, so a burst of changes costs one write, not one
-each. Task-scoped records (plan, state, inbox audit, compaction) queued with `add` ride
-along with the next snapshot write, so they cost no activity of their own. The version
+each. Task-scoped records queued with `add` ride along with a snapshot write: an inbox
+audit or a compaction asks for one, while plan and state records (of which only the newest
+matters, so a newer one replaces a queued one) wait for the next, and cost no activity of
+their own; `flush` writes whatever is queued. The version
 (the log's length) lets the store ignore a write older than the one it has. The final
 flush writes the whole event log too, for reads after the workflow closes.
 """
@@ -24,6 +26,9 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.activities import TaskActivities
     from tiny_harness.service.durable.models import PersistInput, TaskRun
 
+_URGENT = frozenset({"inbox_audit", "compaction"})
+"""Record kinds that each ask for a write of their own: every one of them counts."""
+
 _PERSIST_RETRY = RetryPolicy(maximum_attempts=10, maximum_interval=timedelta(seconds=10))
 
 
@@ -36,7 +41,7 @@ class SnapshotWriter:
         self._busy = False
         self._final = False
         self._loop: asyncio.Task[None] | None = None
-        self._records: list[Record] = []
+        self._records: dict[tuple[str, str], Record] = {}
 
     def mark(self) -> None:
         """The snapshot changed: write it soon."""
@@ -45,14 +50,16 @@ class SnapshotWriter:
             self._loop = asyncio.create_task(self._write_loop())
 
     def add(self, record: Record) -> None:
-        """Write `record` with the next snapshot."""
-        self._records.append(record)
-        self.mark()
+        """Write `record` with the next snapshot (soon, for an audit or a compaction)."""
+        self._records[(record.kind, record.key)] = record
+        if record.kind in _URGENT:
+            self.mark()
 
     async def flush(self, *, final: bool = False) -> None:
         """Wait until the newest snapshot is written; `final` writes the whole log too."""
         if final:
             self._final = True
+        if final or self._records:
             self.mark()
         await workflow.wait_condition(lambda: not self._dirty and not self._busy)
 
@@ -64,7 +71,7 @@ class SnapshotWriter:
             snapshot = Task()
             snapshot.CopyFrom(self._run.task)
             events = tuple(e.event for e in self._run.events) if self._final else ()
-            records, self._records = tuple(self._records), []
+            records, self._records = tuple(self._records.values()), {}
             data = PersistInput(
                 task=snapshot, version=self._run.next_seq, events=events, records=records
             )

@@ -1,6 +1,8 @@
-"""The Temporal worker that runs task workflows and their activities."""
+"""The Temporal worker that runs task workflows and their activities (and the heartbeat's)."""
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 from temporalio.client import Client
 from temporalio.worker import Worker
@@ -8,19 +10,33 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.workflow import TaskWorkflow
+from tiny_harness.service.heartbeat import HeartbeatWorkflow
+from tiny_harness.service.heartbeat_activities import HeartbeatActivities
 
 # Protobuf modules must not be re-imported inside the sandbox (their descriptors register
 # once per process), and our models are plain data: pass them through.
 PASSTHROUGH_MODULES = ("a2a", "google.protobuf", "tiny_harness.harness", "tiny_harness.errors")
 
 
-def build_worker(client: Client, *, task_queue: str, activities: TaskActivities) -> Worker:
-    """A worker for `task_queue` running `TaskWorkflow` with `activities`."""
+def build_worker(
+    client: Client,
+    *,
+    task_queue: str,
+    activities: TaskActivities,
+    heartbeat: HeartbeatActivities | None = None,
+) -> Worker:
+    """A worker for `task_queue` running `TaskWorkflow` with `activities`, and with
+    `heartbeat` given, `HeartbeatWorkflow` with those activities too."""
     restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
+    workflows: list[type] = [TaskWorkflow]
+    bodies: list[Callable[..., Awaitable[object]]] = [*activities.all()]
+    if heartbeat is not None:
+        workflows.append(HeartbeatWorkflow)
+        bodies += heartbeat.all()
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=[TaskWorkflow],
-        activities=activities.all(),
+        workflows=workflows,
+        activities=bodies,
         workflow_runner=SandboxedWorkflowRunner(restrictions=restrictions),
     )

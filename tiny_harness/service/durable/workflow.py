@@ -32,13 +32,14 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.core.context import UsageMark
     from tiny_harness.harness.core.retry import NOT_IDEMPOTENT_POLICY
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, ToolResultItem
+    from tiny_harness.harness.persistence.records import Record
     from tiny_harness.harness.tools.definition import (
         Idempotency,
         ToolCall,
         ToolDefinition,
         ToolResult,
     )
-    from tiny_harness.service.durable import event_log
+    from tiny_harness.service.durable import event_log, read_model
     from tiny_harness.service.durable.activities import (
         HOOK_ABORT_ERROR,
         TaskActivities,
@@ -46,8 +47,10 @@ with workflow.unsafe.imports_passed_through():
     )
     from tiny_harness.service.durable.attempts import Attempts
     from tiny_harness.service.durable.commands import CommandApplier
+    from tiny_harness.service.durable.compactor import Compactor
     from tiny_harness.service.durable.dispatch import HookDispatcher
     from tiny_harness.service.durable.models import (
+        AssembledContext,
         AssembleInput,
         EventPage,
         InboxReceipt,
@@ -108,6 +111,7 @@ class TaskWorkflow:
         self._narrator = Narrator(self._run, self._log, self._snapshots, self._hooks)
         self._commands = CommandApplier(self._run, self._narrator, self._hooks)
         self._offered: dict[str, ToolDefinition] = {}
+        self._compactor = Compactor(start, self._run, self._attempts, self._snapshots)
 
     # ---- run ---------------------------------------------------------------------------
 
@@ -146,28 +150,23 @@ class TaskWorkflow:
                 await self._roll_over()
             response = await self._call_llm()
             if not response.tool_calls:
+                self._record(read_model.state_record(self._run, workflow.now()))
                 self._narrator.complete(response.output_text)
                 return
             for call in response.tool_calls:
                 await self._run_tool(call)
+            self._record(read_model.state_record(self._run, workflow.now()))
             if self._run.pending_question is not None:
                 await self._wait_for_reply()
             elif self._run.mailbox:
                 await self._drain_mailbox()
 
     async def _call_llm(self) -> LLMResponse:
-        request = await workflow.execute_local_activity_method(
-            TaskActivities.assemble_context,
-            AssembleInput(
-                task_id=self._start.task_id,
-                conversation=tuple(self._run.conversation),
-                plan=self._run.plan,
-                loaded_skills=tuple(self._run.loaded_skills),
-                previous=self._run.usage_mark,
-            ),
-            start_to_close_timeout=_SHORT,
-            retry_policy=_RETRY,
-        )
+        """Assemble the turn (compacting first when compaction.trigger asks), call the model."""
+        assembled = await self._assemble()
+        if assembled.compact and await self._compactor.compact(self._assemble_input()):
+            assembled = await self._assemble()
+        request = assembled.request
         self._offered = {tool.name: tool for tool in request.tools}
 
         def attempt_once(attempt: int) -> Awaitable[LLMResponse]:
@@ -189,6 +188,23 @@ class TaskWorkflow:
         if response.tool_calls and response.output_text:
             self._narrator.say(response.output_text)
         return response
+
+    def _assemble_input(self) -> AssembleInput:
+        return AssembleInput(
+            task_id=self._start.task_id,
+            conversation=tuple(self._run.conversation),
+            plan=self._run.plan,
+            loaded_skills=tuple(self._run.loaded_skills),
+            previous=self._run.usage_mark,
+        )
+
+    async def _assemble(self) -> AssembledContext:
+        return await workflow.execute_local_activity_method(
+            TaskActivities.assemble_context,
+            self._assemble_input(),
+            start_to_close_timeout=_SHORT,
+            retry_policy=_RETRY,
+        )
 
     async def _run_tool(self, call: ToolCall) -> None:
         loaded = tuple(s.name for s in self._run.loaded_skills)
@@ -226,7 +242,11 @@ class TaskWorkflow:
             )
         result: ToolResult | None = outcome.result
         if outcome.command is not None:
+            plan = self._run.plan
             result = self._commands.apply(outcome.command)
+            if self._run.plan is not plan:
+                self._run.plan_revision += 1
+                self._record(read_model.plan_record(self._run, workflow.now()))
         if result is not None:
             self._run.conversation.append(
                 ToolResultItem(
@@ -236,6 +256,10 @@ class TaskWorkflow:
                     is_error=result.is_error,
                 )
             )
+
+    def _record(self, record: Record | None) -> None:
+        if record is not None:
+            self._snapshots.add(record)
 
     def _on_hook_abort(self, reason: str) -> None:
         """A workflow-level hook vetoed a transition: the task fails with its reason."""
@@ -270,6 +294,7 @@ class TaskWorkflow:
             )
             self._run.pending_question = None
             self._run.conversation.append(item)
+            self._record(read_model.inbox_audit_record(self._run, message, item, workflow.now()))
 
     # ---- events and state ------------------------------------------------------------------
 

@@ -1,0 +1,233 @@
+"""Behaviour of the retention sweep over a real `SqliteStore`."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from a2a.types import Task, TaskState, TaskStatus
+from pydantic import ValidationError
+
+from tiny_harness.errors import StoreError
+from tiny_harness.harness.core.compaction import CompactionRecord
+from tiny_harness.harness.core.plan import Plan, Step
+from tiny_harness.harness.persistence.records import (
+    InboxAuditRecord,
+    PlanRecord,
+    Record,
+    RecordKind,
+    StateRecord,
+)
+from tiny_harness.harness.persistence.retention import DEFAULT_TTL, RetentionConfig, sweep
+from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.persistence.store import TaskRecord
+
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+TWO_DAYS_AGO = NOW - timedelta(days=2)
+AN_HOUR_AGO = NOW - timedelta(hours=1)
+LOGGER = "tiny_harness.harness.persistence.retention"
+
+
+def one_day_for(*kinds: RecordKind) -> RetentionConfig:
+    """A ttl of one day for `kinds`, the default for the rest."""
+    return RetentionConfig(**{kind.value: timedelta(days=1) for kind in kinds})
+
+
+def task_record(task_id: str, state: TaskState, updated_at: datetime) -> TaskRecord:
+    task = Task(id=task_id, context_id="ctx-1", status=TaskStatus(state=state))
+    return TaskRecord(task=task, version=1, updated_at=updated_at)
+
+
+def records_of(task_id: str, recorded_at: datetime) -> tuple[Record, ...]:
+    """One record of every task-scoped kind."""
+    return (
+        PlanRecord(
+            task_id=task_id,
+            context_id="ctx-1",
+            revision=1,
+            recorded_at=recorded_at,
+            plan=Plan(steps=(Step(id="s1", name="Do it"),)),
+        ),
+        StateRecord(task_id=task_id, context_id="ctx-1", iteration=2, recorded_at=recorded_at),
+        InboxAuditRecord(
+            task_id=task_id,
+            context_id="ctx-1",
+            message_id="m-1",
+            role="user",
+            parts=1,
+            text_chars=12,
+            recorded_at=recorded_at,
+        ),
+        CompactionRecord(
+            task_id=task_id,
+            context_id="ctx-1",
+            ordinal=1,
+            recorded_at=recorded_at,
+            removed_ids=("m-0",),
+            summary="earlier turns",
+            tokens_before=100,
+            tokens_after=20,
+        ),
+    )
+
+
+async def add_task(store: SqliteStore, task_id: str, state: TaskState, moment: datetime) -> None:
+    """A task last updated at `moment`, with one record of every kind recorded then."""
+    await store.put_task(task_record(task_id, state, moment))
+    for record in records_of(task_id, moment):
+        await store.put_record(record)
+
+
+async def kinds_left(store: SqliteStore, task_id: str) -> set[RecordKind]:
+    """The kinds the store still holds for `task_id`."""
+    left = {RecordKind.TASK} if await store.get_task(task_id) is not None else set()
+    for kind in RecordKind:
+        if kind is not RecordKind.TASK and await store.records(kind, task_id):
+            left.add(kind)
+    return left
+
+
+def nothing_deleted() -> dict[RecordKind, int]:
+    return dict.fromkeys(RecordKind, 0)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    opened = SqliteStore(tmp_path / "tasks.db")
+    yield opened
+    await opened.close()
+
+
+async def test_sweep_deletes_records_past_their_ttl_and_keeps_the_newer(
+    store: SqliteStore,
+) -> None:
+    await add_task(store, "t-old", TaskState.TASK_STATE_COMPLETED, TWO_DAYS_AGO)
+    await add_task(store, "t-new", TaskState.TASK_STATE_COMPLETED, AN_HOUR_AGO)
+
+    deleted = await sweep(store, one_day_for(RecordKind.PLAN), NOW)
+
+    assert deleted == {**nothing_deleted(), RecordKind.PLAN: 1}
+    assert await kinds_left(store, "t-old") == set(RecordKind) - {RecordKind.PLAN}
+    assert await kinds_left(store, "t-new") == set(RecordKind)
+
+
+async def test_sweep_covers_every_kind(store: SqliteStore) -> None:
+    await add_task(store, "t-1", TaskState.TASK_STATE_FAILED, TWO_DAYS_AGO)
+
+    deleted = await sweep(store, one_day_for(*RecordKind), NOW)
+
+    assert deleted == dict.fromkeys(RecordKind, 1)
+    assert await kinds_left(store, "t-1") == set()
+
+
+async def test_sweep_never_takes_a_running_tasks_task_plan_or_state(store: SqliteStore) -> None:
+    await add_task(store, "t-1", TaskState.TASK_STATE_INPUT_REQUIRED, TWO_DAYS_AGO)
+
+    deleted = await sweep(store, one_day_for(*RecordKind), NOW)
+
+    assert deleted == {**nothing_deleted(), RecordKind.INBOX_AUDIT: 1, RecordKind.COMPACTION: 1}
+    assert await kinds_left(store, "t-1") == {RecordKind.TASK, RecordKind.PLAN, RecordKind.STATE}
+
+
+async def test_default_ttl_keeps_records_younger_than_thirty_days(store: SqliteStore) -> None:
+    assert timedelta(days=30) == DEFAULT_TTL
+    await add_task(store, "t-29", TaskState.TASK_STATE_COMPLETED, NOW - timedelta(days=29))
+    await add_task(store, "t-31", TaskState.TASK_STATE_COMPLETED, NOW - timedelta(days=31))
+
+    deleted = await sweep(store, RetentionConfig(), NOW)
+
+    assert deleted == dict.fromkeys(RecordKind, 1)
+    assert await kinds_left(store, "t-29") == set(RecordKind)
+    assert await kinds_left(store, "t-31") == set()
+
+
+async def test_ttl_reaching_before_year_one_keeps_everything(store: SqliteStore) -> None:
+    await add_task(store, "t-1", TaskState.TASK_STATE_COMPLETED, TWO_DAYS_AGO)
+    forever = RetentionConfig.every(timedelta(days=999_999_999))
+
+    assert await sweep(store, forever, NOW) == nothing_deleted()
+    assert await kinds_left(store, "t-1") == set(RecordKind)
+
+
+async def test_sweep_logs_one_info_line_with_the_non_zero_counts(
+    store: SqliteStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    await add_task(store, "t-1", TaskState.TASK_STATE_COMPLETED, TWO_DAYS_AGO)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+
+    await sweep(store, one_day_for(RecordKind.PLAN, RecordKind.COMPACTION), NOW)
+
+    lines = [r for r in caplog.records if r.name == LOGGER and r.levelno >= logging.INFO]
+    assert [(r.levelno, r.getMessage()) for r in lines] == [
+        (logging.INFO, "retention sweep deleted 1 plan, 1 compaction")
+    ]
+
+
+async def test_sweep_that_deletes_nothing_logs_nothing_at_info(
+    store: SqliteStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    await add_task(store, "t-1", TaskState.TASK_STATE_COMPLETED, AN_HOUR_AGO)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+
+    assert await sweep(store, one_day_for(*RecordKind), NOW) == nothing_deleted()
+
+    assert [r for r in caplog.records if r.name == LOGGER] == []
+
+
+async def test_a_failing_kind_does_not_stop_the_others(
+    store: SqliteStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    await add_task(store, "t-1", TaskState.TASK_STATE_COMPLETED, TWO_DAYS_AGO)
+    # Break one kind's table under the open store: its DELETE fails inside SQLite.
+    with sqlite3.connect(store.path) as saboteur:
+        saboteur.execute("DROP TABLE inbox_audit")
+    saboteur.close()
+    caplog.set_level(logging.INFO, logger=LOGGER)
+
+    with pytest.raises(StoreError, match="retention sweep failed for inbox_audit") as raised:
+        await sweep(store, one_day_for(*RecordKind), NOW)
+
+    assert isinstance(raised.value.__cause__, StoreError)
+    assert "no such table" in str(raised.value.__cause__)
+    # The kinds before and after the broken one were swept all the same.
+    assert await store.get_task("t-1") is None
+    for kind in (RecordKind.PLAN, RecordKind.STATE, RecordKind.COMPACTION):
+        assert await store.records(kind, "t-1") == ()
+    logged = {(r.levelno, r.getMessage().split(":")[0]) for r in caplog.records if r.name == LOGGER}
+    assert logged == {
+        (logging.ERROR, "retention sweep"),
+        (logging.INFO, "retention sweep deleted 1 task, 1 plan, 1 state, 1 compaction"),
+    }
+
+
+async def test_several_failing_kinds_are_all_named(store: SqliteStore) -> None:
+    await add_task(store, "t-1", TaskState.TASK_STATE_COMPLETED, TWO_DAYS_AGO)
+    with sqlite3.connect(store.path) as saboteur:
+        saboteur.execute("DROP TABLE plans")
+        saboteur.execute("DROP TABLE compactions")
+    saboteur.close()
+
+    with pytest.raises(StoreError, match="failed for plan, compaction "):
+        await sweep(store, one_day_for(*RecordKind), NOW)
+
+    assert await store.get_task("t-1") is None
+    assert await store.records(RecordKind.STATE, "t-1") == ()
+    assert await store.records(RecordKind.INBOX_AUDIT, "t-1") == ()
+
+
+async def test_naive_now_is_refused_before_anything_is_deleted(store: SqliteStore) -> None:
+    await add_task(store, "t-1", TaskState.TASK_STATE_COMPLETED, TWO_DAYS_AGO)
+
+    with pytest.raises(StoreError, match="timezone-aware"):
+        await sweep(store, one_day_for(*RecordKind), NOW.replace(tzinfo=None))
+
+    assert await kinds_left(store, "t-1") == set(RecordKind)
+
+
+def test_a_ttl_must_be_positive() -> None:
+    with pytest.raises(ValidationError, match="greater than 0"):
+        RetentionConfig(plan=timedelta(0))
