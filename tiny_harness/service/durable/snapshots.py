@@ -2,10 +2,10 @@
 
 Each state change marks the snapshot dirty; one background coroutine writes it through the
 `persist` activity, one write at a time, so a burst of changes costs one write, not one
-each. Task-scoped records queued with `add` ride along with a snapshot write: an inbox
-audit or a compaction asks for one, while plan and state records (of which only the newest
-matters, so a newer one replaces a queued one) wait for the next, and cost no activity of
-their own; `flush` writes whatever is queued. The version
+each. Task-scoped records queued with `add` ride along with the next snapshot write (a
+state change, a roll-over, the end) and cost no activity of their own; of the plan and state
+records only the newest matters, so a newer one replaces a queued one. They may lag the
+workflow's state by one state change; the workflow's own state is what replays. The version
 (the log's length) lets the store ignore a write older than the one it has. The final
 flush writes the whole event log too, for reads after the workflow closes.
 """
@@ -25,9 +25,6 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.persistence.records import Record
     from tiny_harness.service.durable.activities import TaskActivities
     from tiny_harness.service.durable.models import PersistInput, TaskRun
-
-_URGENT = frozenset({"inbox_audit", "compaction"})
-"""Record kinds that each ask for a write of their own: every one of them counts."""
 
 _PERSIST_RETRY = RetryPolicy(maximum_attempts=10, maximum_interval=timedelta(seconds=10))
 
@@ -50,10 +47,8 @@ class SnapshotWriter:
             self._loop = asyncio.create_task(self._write_loop())
 
     def add(self, record: Record) -> None:
-        """Write `record` with the next snapshot (soon, for an audit or a compaction)."""
+        """Write `record` with the next snapshot."""
         self._records[(record.kind, record.key)] = record
-        if record.kind in _URGENT:
-            self.mark()
 
     async def flush(self, *, final: bool = False) -> None:
         """Wait until the newest snapshot is written; `final` writes the whole log too."""
