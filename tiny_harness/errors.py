@@ -42,6 +42,10 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     │   └── PluginPathError(path)        a plugin path is absolute, or resolves outside its root
     ├── PromptError(source, section)     a prompt cannot be parsed, or composed as asked
     ├── SystemOneError                   a System One question or call is malformed
+    ├── AgentError(agent)                a remote agent cannot be used as asked
+    │   ├── UnknownAgentError            no agent of that id is registered
+    │   ├── UnsupportedExtensionError    its card needs what the harness does not implement
+    │   └── AgentUnavailableError        its card or a call to it failed (transport, A2A error)
     └── ProviderError(provider, status)  a call to a model provider failed (see subclasses)
         ├── RetryableProviderError       rate limit, 5xx, timeout or lost connection: try again
         ├── ProviderRequestError         the provider refused the request (other 4xx): final
@@ -428,3 +432,34 @@ class SystemOneError(TinyHarnessError):
     positive. Nothing is asked; the same call would fail again."""
 
     code = "system_one_invalid"
+
+
+class AgentError(TinyHarnessError):
+    """Raised when a remote agent cannot be used as asked; `agent` is its id."""
+
+    code = "agent_error"
+
+    def __init__(self, message: str, *, agent: str) -> None:
+        super().__init__(message)
+        self.agent = agent
+
+
+class UnknownAgentError(AgentError):
+    """Raised when a delegation names an agent id that is not registered (the empty id
+    included); the message lists the valid ids."""
+
+    code = "agent.unknown"
+
+
+class UnsupportedExtensionError(AgentError):
+    """Raised when an agent's card declares a security scheme or requires an A2A extension
+    the harness does not implement; nothing is ever sent to such an agent."""
+
+    code = "agent.unsupported_extension"
+
+
+class AgentUnavailableError(AgentError):
+    """Raised when an agent's card cannot be fetched or parsed, or a call to it fails in
+    transport or with an A2A error; the message names the failure's type, never a token."""
+
+    code = "agent.unavailable"
