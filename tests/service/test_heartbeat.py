@@ -34,7 +34,6 @@ from tiny_harness.harness.persistence.store import TaskRecord
 from tiny_harness.service.heartbeat import (
     TICK_TIMEOUT,
     HeartbeatMonitor,
-    HeartbeatWorkflow,
     ensure_heartbeat_schedule,
 )
 
@@ -154,7 +153,7 @@ async def test_an_aborted_tick_fails_its_run_and_the_schedule_goes_on(
 
         failed_at, failed_id = await eventually(failed, "a failed heartbeat run")
         with pytest.raises(WorkflowFailureError) as raised:
-            await temporal_client.get_workflow_handle_for(HeartbeatWorkflow.run, failed_id).result()
+            await temporal_client.get_workflow_handle(failed_id).result()
         cause = raised.value.cause
         assert isinstance(cause, ApplicationError)
         assert cause.message == (

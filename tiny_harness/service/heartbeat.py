@@ -206,14 +206,19 @@ class HeartbeatMonitor:
         self, action: ScheduleActionExecutionStartWorkflow
     ) -> MonitorSnapshot | str:
         """The run's snapshot if it completed, else its status (in words)."""
-        handle = self._client.get_workflow_handle_for(
-            HeartbeatWorkflow.run, action.workflow_id, run_id=action.first_execution_run_id
+        handle = self._client.get_workflow_handle(
+            action.workflow_id,
+            run_id=action.first_execution_run_id,
+            result_type=MonitorSnapshot,
         )
         try:
             status = (await handle.describe(rpc_timeout=_READ_TIMEOUT)).status
             if status != WorkflowExecutionStatus.COMPLETED:
                 return status.name.lower() if status is not None else "unknown"
-            return await handle.result(follow_runs=False, rpc_timeout=_READ_TIMEOUT)
+            snapshot: MonitorSnapshot = await handle.result(
+                follow_runs=False, rpc_timeout=_READ_TIMEOUT
+            )
+            return snapshot
         except (TemporalError, ValueError) as error:
             # Gone (history retention), or unreadable: the next older run may still answer.
             logger.warning("monitor: heartbeat run %s unreadable: %s", action.workflow_id, error)
