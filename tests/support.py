@@ -29,6 +29,7 @@ from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.plugins.install import Installation, build_harness
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
+from tiny_harness.service.a2a.push import PushReceiver
 from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.models import InvokeLLMInput
@@ -104,6 +105,7 @@ async def running_harness(
         build_agent_card(url, model="scripted test model"),
         max_request_bytes=max_request_bytes,
         monitor=monitor,
+        push=PushReceiver(temporal),
     )
     harness, installation = await build_harness(
         llm=llm, store=store, plugins=plugins, data_dir=tmp_path / "data"
@@ -114,7 +116,13 @@ async def running_harness(
         if heartbeat
         else None
     )
-    worker = build_worker(temporal, task_queue=task_queue, activities=activities, heartbeat=beats)
+    worker = build_worker(
+        temporal,
+        task_queue=task_queue,
+        activities=activities,
+        heartbeat=beats,
+        push_base_url=url,
+    )
     try:
         async with (
             httpx.AsyncClient(timeout=30) as http,

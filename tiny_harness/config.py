@@ -9,6 +9,11 @@
    top-level keys ``data_dir`` and ``log_level``;
 4. the defaults declared below.
 
+Remote agents the harness may delegate to are ``[[agents]]`` tables in the TOML file (one per
+agent: ``id``, ``url``, optional ``version``, ``updates``, ``follow_interval``), or one JSON
+array of the same objects in ``TINY_HARNESS_AGENTS``; either source replaces the other whole,
+never merges with it.
+
 Everything that can go wrong surfaces as a `ConfigError` whose ``variable`` names what the operator
 has to fix: the environment variable when the value came from the environment, the dotted key
 (``server.port``) when it came from the file or an override. Unknown keys are errors, not typos
@@ -23,6 +28,7 @@ value's origin is known and can be named in an error.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -31,10 +37,20 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Final, Literal
 
-from pydantic import AnyHttpUrl, BaseModel, Field, SecretStr, ValidationError, field_validator
+from packaging.version import InvalidVersion, Version
+from pydantic import (
+    AnyHttpUrl,
+    BaseModel,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tiny_harness.errors import ConfigError
+from tiny_harness.harness.agents.agent import SELF_AGENT_ID, Updates
 from tiny_harness.harness.core.context import ContextBudget
 from tiny_harness.harness.core.duration import Duration
 from tiny_harness.harness.core.retry import RetryPolicies
@@ -45,6 +61,7 @@ __all__ = [
     "ENV_PREFIX",
     "SECRET_FIELDS",
     "ModelConfig",
+    "RemoteAgentSpec",
     "ServerConfig",
     "Settings",
     "StoreConfig",
@@ -98,6 +115,10 @@ class ServerConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=
     """Base URL the agent card advertises; None means ``http://{host}:{port}``."""
     max_request_bytes: Annotated[int, Field(ge=1024)] = 1_048_576
     """Largest request body the server accepts."""
+    base_url: AnyHttpUrl | None = None
+    """The public base URL remote agents reach this server at: push notifications about
+    delegated tasks are registered under it (``<base_url>/a2a/push/<task id>``). None means
+    no push is registered, and a parked remote task is followed with SubscribeToTask."""
 
 
 class ModelConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
@@ -116,6 +137,73 @@ class ModelConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=T
     from the config file is resolved against the config file's directory."""
     api_key: SecretStr | None = None
     """Provider API key. Secret: environment only (``TINY_HARNESS_MODEL__API_KEY``)."""
+
+
+MIN_FOLLOW_INTERVAL: Final[timedelta] = timedelta(seconds=1)
+"""The shortest pause before re-subscribing to a remote task whose stream ended unchanged."""
+
+
+class RemoteAgentSpec(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
+    """One remote A2A agent the harness may delegate to (an ``[[agents]]`` table)."""
+
+    id: NonEmptyStr
+    """The id the model names the agent by; unique, and never ``self`` (the harness itself)."""
+    url: AnyHttpUrl
+    """The agent's base URL; its card is fetched from ``<url>/.well-known/agent-card.json``."""
+    version: str | None = None
+    """The version the agent is registered under (a PEP 440 version, e.g. ``1.2.0``)."""
+    updates: Updates = "auto"
+    """How a parked remote task's changes are heard: push when the card advertises it and
+    ``server.base_url`` is set (auto), SubscribeToTask (follow), or not at all (off)."""
+    follow_interval: Duration = timedelta(seconds=5)
+    """The pause before re-subscribing when a follow stream ends unchanged (at least 1 s)."""
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_not_self(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("an agent id cannot be blank")
+        if value == SELF_AGENT_ID:
+            raise ValueError(
+                f"the agent id {SELF_AGENT_ID!r} is reserved for the harness itself; "
+                "give the agent another id"
+            )
+        return value
+
+    @field_validator("version")
+    @classmethod
+    def _version_is_concrete(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        try:
+            Version(value)
+        except InvalidVersion:
+            raise ValueError(
+                f"an agent version must be a PEP 440 version such as 1.2.0, not {value!r}"
+            ) from None
+        return value
+
+    @field_validator("follow_interval")
+    @classmethod
+    def _follow_interval_is_at_least_a_second(
+        cls, value: timedelta, info: ValidationInfo
+    ) -> timedelta:
+        if value < MIN_FOLLOW_INTERVAL:
+            agent = info.data.get("id", "?")
+            raise ValueError(
+                f"agent {agent!r}: follow_interval must be at least 1 second, "
+                f"not {value.total_seconds():g} s"
+            )
+        return value
+
+    @classmethod
+    def for_self(cls, url: str) -> RemoteAgentSpec:
+        """The spec of the harness itself (id ``self``) at its own public `url`.
+
+        Built without validation, because configuration may never use the id ``self``:
+        only the harness registers itself this way.
+        """
+        return cls.model_construct(id=SELF_AGENT_ID, url=AnyHttpUrl(url))
 
 
 class StoreConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
@@ -169,6 +257,39 @@ class Settings(BaseSettings):
     plugins: tuple[Path, ...] = ()
     """Plugin folders loaded after the built-in plugin, in order. In the environment,
     `TINY_HARNESS_PLUGINS` holds them separated by the path separator (`:` on POSIX)."""
+    agents: tuple[RemoteAgentSpec, ...] = ()
+    """Remote agents the harness may delegate to, ids unique. In the TOML file, one
+    `[[agents]]` table each; in the environment, `TINY_HARNESS_AGENTS` holds a JSON array of
+    the same objects (`[{"id": "search", "url": "http://127.0.0.1:9000"}]`)."""
+
+    @field_validator("agents", mode="before")
+    @classmethod
+    def _parse_agents_json(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError as error:
+            # The position only, never the text: a URL in it may carry credentials.
+            raise ValueError(
+                "agents must be a JSON array of agent objects "
+                f"(not valid JSON at line {error.lineno}, column {error.colno})"
+            ) from None
+        if not isinstance(parsed, list):
+            raise ValueError("agents must be a JSON array of agent objects")
+        return parsed
+
+    @field_validator("agents")
+    @classmethod
+    def _agent_ids_are_unique(
+        cls, value: tuple[RemoteAgentSpec, ...]
+    ) -> tuple[RemoteAgentSpec, ...]:
+        seen: set[str] = set()
+        for spec in value:
+            if spec.id in seen:
+                raise ValueError(f"agent ids must be unique; {spec.id!r} is configured twice")
+            seen.add(spec.id)
+        return value
 
     @field_validator("plugins", mode="before")
     @classmethod

@@ -24,6 +24,8 @@ from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.plugins.install import build_harness
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
+from tiny_harness.service.a2a.push import PushReceiver
+from tiny_harness.service.delegates import register_agents
 from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.temporal import TemporalConnection, connect
@@ -66,11 +68,14 @@ async def run_worker(settings: Settings) -> None:
         store = SqliteStore(settings.store_path)
         stack.push_async_callback(store.close)
         harness = await _harness(settings, chosen, store, stack)
+        card = build_agent_card(settings.advertised_url, model=chosen.description)
+        await register_agents(harness, settings, card, stack)
         worker = build_worker(
             connection.client,
             task_queue=settings.temporal.task_queue,
             activities=TaskActivities(harness),
             heartbeat=_heartbeat_activities(settings, connection, harness),
+            push_base_url=_push_base(settings),
         )
         logger.info("worker: task queue %s", settings.temporal.task_queue)
         await worker.run()
@@ -119,6 +124,12 @@ async def _heartbeat(settings: Settings, connection: TemporalConnection) -> Hear
     return HeartbeatMonitor(connection.client, schedule_id=config.schedule_id)
 
 
+def _push_base(settings: Settings) -> str | None:
+    """Where remote agents push to: `server.base_url`; None (stand-ins follow) when unset."""
+    base = settings.server.base_url
+    return str(base).rstrip("/") if base is not None else None
+
+
 @dataclass(frozen=True)
 class RunningHarness:
     """A started harness: where it answers, and its Temporal client and store."""
@@ -144,11 +155,14 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     logger.info("store: sqlite at %s", settings.store_path)
     task_queue = settings.temporal.task_queue
     harness = await _harness(settings, chosen, store, stack)
+    card = build_agent_card(settings.advertised_url, model=chosen.description)
+    await register_agents(harness, settings, card, stack)
     worker = build_worker(
         connection.client,
         task_queue=task_queue,
         activities=TaskActivities(harness),
         heartbeat=_heartbeat_activities(settings, connection, harness),
+        push_base_url=_push_base(settings),
     )
     await stack.enter_async_context(worker)
     logger.info("worker: task queue %s", task_queue)
@@ -156,9 +170,12 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     gateway = TaskGateway(
         connection.client, task_queue=task_queue, store=store, retries=settings.retries
     )
-    card = build_agent_card(settings.advertised_url, model=chosen.description)
     app = create_app(
-        gateway, card, max_request_bytes=settings.server.max_request_bytes, monitor=monitor
+        gateway,
+        card,
+        max_request_bytes=settings.server.max_request_bytes,
+        monitor=monitor,
+        push=PushReceiver(connection.client),
     )
     http = await stack.enter_async_context(
         HttpServer(app, host=settings.server.host, port=settings.server.port)

@@ -13,7 +13,7 @@ Errors: a call that fails in transport or with an A2A error raises `AgentUnavail
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from datetime import timedelta
 from typing import Literal
 
@@ -63,7 +63,7 @@ class Agent(Entity):
         return self.card.capabilities.push_notifications
 
     @abstractmethod
-    def send_message(self, message: Message, *, participant: str) -> AsyncIterator[StreamResponse]:
+    def send_message(self, message: Message, *, participant: str) -> AsyncGenerator[StreamResponse]:
         """Send `message` (a new task, or a reply when it names a task id) and stream what
         the agent answers; the caller may stop reading at any point (the stream is closed)."""
 
@@ -72,7 +72,7 @@ class Agent(Entity):
         """The task as the agent has it now."""
 
     @abstractmethod
-    def subscribe(self, task_id: str, *, participant: str) -> AsyncIterator[StreamResponse]:
+    def subscribe(self, task_id: str, *, participant: str) -> AsyncGenerator[StreamResponse]:
         """SubscribeToTask: the task's events from its current snapshot on."""
 
     @abstractmethod

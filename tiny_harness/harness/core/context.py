@@ -165,6 +165,7 @@ class ContextWindowManager:
         self,
         *,
         system_prompt: str,
+        agents: str = "",
         skills_index: str = "",
         loaded_skills: Sequence[tuple[str, str]] = (),
         task: str = "",
@@ -185,6 +186,7 @@ class ContextWindowManager:
         static = [
             _section("system_prompt", Stability.STATIC, system_prompt, never_compact=True),
             _section("tool_results", Stability.STATIC, UNTRUSTED_PREAMBLE, never_compact=True),
+            _section("agents", Stability.STATIC, agents, never_compact=True),
             _section("skills_index", Stability.STATIC, skills_index),
         ]
         static += [

@@ -14,7 +14,15 @@ from collections.abc import Sequence
 
 from mcp import StdioServerParameters
 
-from tiny_harness.errors import PluginError, RegistryError, ToolError, ToolNotFoundError
+from tiny_harness.errors import (
+    EntityNotFoundError,
+    PluginError,
+    RegistryError,
+    ToolError,
+    ToolNotFoundError,
+    UnknownAgentError,
+)
+from tiny_harness.harness.agents.agent import Agent
 from tiny_harness.harness.core.context import ContextBudget
 from tiny_harness.harness.entities import EntityKind, EntityRef, Registry, RegistryEntry
 from tiny_harness.harness.hooks import HookManager, Providers
@@ -51,6 +59,8 @@ class Harness:
         self.skills = skills
         self.system_prompt = system_prompt
         self.budget = ContextBudget()
+        self.roster = ""
+        """The agents section of the context: who `spawn_subtask` can delegate to."""
         self._sources: list[McpToolSource] = []
         self._skill_tools: dict[str, tuple[ToolDefinition, ...]] = {}
         self._skill_lock = asyncio.Lock()
@@ -58,6 +68,20 @@ class Harness:
     async def llm(self) -> LLM:
         """The model the loop calls."""
         return await self.registry.get(LLM_REF, LLM)
+
+    async def agent(self, agent_id: str) -> Agent:
+        """The agent registered as `agent_id`; raises `UnknownAgentError` naming the ids."""
+        try:
+            return await self.registry.get(EntityRef(kind=EntityKind.AGENT, id=agent_id), Agent)
+        except EntityNotFoundError:
+            known = ", ".join(self.agent_ids()) or "none"
+            raise UnknownAgentError(
+                f"no agent {agent_id!r}; registered agents: {known}", agent=agent_id
+            ) from None
+
+    def agent_ids(self) -> tuple[str, ...]:
+        """The ids of every registered agent, sorted."""
+        return tuple(sorted(ref.id for ref in self.registry.list(EntityKind.AGENT)))
 
     async def store(self) -> Store:
         """The store of task records."""

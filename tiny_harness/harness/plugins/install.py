@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Final
 
 from tiny_harness.errors import PluginError, SkillError, TinyHarnessError
+from tiny_harness.harness.agents.tools import delegation_tools
 from tiny_harness.harness.core.harness import LLM_REF, STORE_REF, Harness, mcp_address
 from tiny_harness.harness.entities import Registry, RegistryEntry
 from tiny_harness.harness.hooks import (
@@ -257,7 +258,11 @@ async def build_harness(
     )
     await harness.registry.add(RegistryEntry(ref=LLM_REF, instance=llm))
     await harness.registry.add(RegistryEntry(ref=STORE_REF, instance=store))
-    tools: list[Tool] = [*INTRINSIC_TOOLS, *skill_tools(harness.skills, harness.open_skill_tools)]
+    tools: list[Tool] = [
+        *INTRINSIC_TOOLS,
+        *skill_tools(harness.skills, harness.open_skill_tools),
+        *delegation_tools(harness.agent),
+    ]
     for tool in tools:
         await harness.registry.add(RegistryEntry(ref=tool.ref, instance=tool))
     prompt = PromptComposition(SystemPrompt(base=load_builtin_system_prompt()))

@@ -61,7 +61,13 @@ class ToolResult(BaseModel, frozen=True):
 
 
 type CommandKind = Literal[
-    "attach_plan", "complete_step", "wait_for_reply", "skill_loaded", "skill_unloaded"
+    "attach_plan",
+    "complete_step",
+    "wait_for_reply",
+    "skill_loaded",
+    "skill_unloaded",
+    "spawn_subtask",
+    "reply_subtask",
 ]
 
 

@@ -4,28 +4,55 @@ Routes, in mount order (ours first, so the SDK's REST patterns cannot shadow the
 
     GET  /healthz                          liveness
     GET  /_monitor                         the newest heartbeat snapshot (503 until one exists)
+    POST /a2a/push/{task_id}               a remote agent's push (only with a PushReceiver)
     GET  /.well-known/agent-card.json      the agent card
     POST /                                 JSON-RPC binding
     *    /rest/...                         HTTP+JSON binding
 
-A body-size limit wraps all of it, so an oversized request never reaches a handler.
+A body-size limit wraps all of it, so an oversized request never reaches a handler; the
+push endpoint's own, smaller limit sits outside that one, so an oversized push is refused
+before anything reads it. The SDK's DEBUG log of JSON-RPC request bodies is filtered out:
+a push token a client registers travels in such a body.
 """
 
 from __future__ import annotations
+
+import logging
 
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.types import AgentCard
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from tiny_harness.service.a2a.card import JSONRPC_PATH, REST_PATH
 from tiny_harness.service.a2a.handler import HarnessRequestHandler
 from tiny_harness.service.a2a.limits import BodyLimitMiddleware
+from tiny_harness.service.a2a.push import (
+    MAX_PUSH_BYTES,
+    PUSH_ROUTE,
+    PUSH_TOKEN_HEADER,
+    PushBodyLimit,
+    PushReceiver,
+)
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.heartbeat import HeartbeatMonitor, NoSnapshot
+
+SDK_BODY_LOGGER = "a2a.server.routes.jsonrpc_dispatcher"
+"""The SDK logger whose DEBUG "Request body: ..." record would log every JSON-RPC body."""
+
+
+class _DropRequestBodies(logging.Filter):
+    """Drops the SDK's "Request body: ..." record, whatever its level; passes the rest."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Request body")
+
+
+_DROP_REQUEST_BODIES = _DropRequestBodies()
+"""One instance, so installing it again (every `create_app`) is a no-op."""
 
 
 async def _healthz(request: Request) -> JSONResponse:
@@ -51,24 +78,42 @@ def _monitor_route(monitor: HeartbeatMonitor | None) -> Route:
     return Route("/_monitor", read_monitor, methods=["GET"])
 
 
+def _push_route(receiver: PushReceiver) -> Route:
+    # `PushBodyLimit` has already refused an oversized body; this one is at most that big.
+    async def push(request: Request) -> Response:
+        status = await receiver.receive(
+            request.path_params["task_id"],
+            request.headers.get(PUSH_TOKEN_HEADER),
+            await request.body(),
+        )
+        return Response(status_code=status)
+
+    return Route(PUSH_ROUTE, push, methods=["POST"])
+
+
 def create_app(
     gateway: TaskGateway,
     card: AgentCard,
     *,
     max_request_bytes: int,
     monitor: HeartbeatMonitor | None = None,
+    push: PushReceiver | None = None,
 ) -> Starlette:
     """The A2A application over `gateway`, advertising `card`; `/_monitor` reads `monitor`
-    (None: the heartbeat is off, and `/_monitor` says so)."""
+    (None: the heartbeat is off, and `/_monitor` says so); `push` takes remote agents'
+    pushes (None: no push endpoint)."""
+    logging.getLogger(SDK_BODY_LOGGER).addFilter(_DROP_REQUEST_BODIES)
     handler = HarnessRequestHandler(gateway, card)
     routes: list[BaseRoute] = [
         Route("/healthz", _healthz, methods=["GET"]),
         _monitor_route(monitor),
     ]
+    middleware = [Middleware(BodyLimitMiddleware, max_bytes=max_request_bytes)]
+    if push is not None:
+        routes.append(_push_route(push))
+        push_limit = min(MAX_PUSH_BYTES, max_request_bytes)
+        middleware.insert(0, Middleware(PushBodyLimit, max_bytes=push_limit))
     routes += create_agent_card_routes(card)
     routes += create_jsonrpc_routes(handler, rpc_url=JSONRPC_PATH)
     routes += create_rest_routes(handler, path_prefix=REST_PATH)
-    return Starlette(
-        routes=routes,
-        middleware=[Middleware(BodyLimitMiddleware, max_bytes=max_request_bytes)],
-    )
+    return Starlette(routes=routes, middleware=middleware)

@@ -110,6 +110,11 @@ class TaskActivities:
     def __init__(self, harness: Harness) -> None:
         self._harness = harness
 
+    @property
+    def harness(self) -> Harness:
+        """The harness the activities run on."""
+        return self._harness
+
     @activity.defn(name="intake")
     async def intake(self, data: IntakeInput) -> UserItem:
         """Run request.received hooks on a drained message; return what the model reads."""

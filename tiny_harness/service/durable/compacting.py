@@ -50,6 +50,7 @@ async def window_of(harness: Harness, data: AssembleInput) -> ContextWindow:
     skill_tools = tuple(t for skill in data.loaded_skills for t in skill.tools)
     return WINDOWS.assemble(
         system_prompt=harness.system_prompt,
+        agents=harness.roster,
         skills_index=harness.skills.index(),
         loaded_skills=[(skill.name, skill.body) for skill in data.loaded_skills],
         plan=data.plan.render() if data.plan is not None else "",

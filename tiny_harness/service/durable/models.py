@@ -15,7 +15,7 @@ from tiny_harness.harness.core.context import UsageMark
 from tiny_harness.harness.core.plan import Plan
 from tiny_harness.harness.core.proto import ProtoJson
 from tiny_harness.harness.core.retry import RetryPolicies
-from tiny_harness.harness.models.llm import InputItem, LLMRequest
+from tiny_harness.harness.models.llm import InputItem, LLMRequest, UserItem
 from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolDefinition
 
@@ -43,6 +43,22 @@ class LoadedSkill(BaseModel, frozen=True):
     tools: tuple[ToolDefinition, ...] = ()
 
 
+class SubtaskRow(BaseModel, frozen=True):
+    """One delegated sub-task as its parent knows it (an `a2a.types.TaskState` value):
+    `id` is what the model calls it (sub-1, sub-2, ...), `local_id` its stand-in's workflow
+    id."""
+
+    id: str
+    local_id: str
+    agent: str
+    name: str
+    state: int = 1
+    text: str = ""
+    remote_task_id: str = ""
+    told_state: int | None = None
+    """The state the parent's model was last told of."""
+
+
 class TaskRun(BaseModel):
     """Everything a task workflow knows; carried whole across continue-as-new."""
 
@@ -59,6 +75,9 @@ class TaskRun(BaseModel):
     llm_calls: int = 0
     compactions: list[CompactionRecord] = Field(default_factory=list)
     plan_revision: int = 0
+    subtasks: list[SubtaskRow] = Field(default_factory=list)
+    notes: list[UserItem] = Field(default_factory=list)
+    """What the model is to be told before its next call (sub-task news)."""
     """How many times the plan changed: the version of the store's plan record."""
 
     @property

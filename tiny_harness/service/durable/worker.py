@@ -9,6 +9,8 @@ from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from tiny_harness.service.durable.activities import TaskActivities
+from tiny_harness.service.durable.remote_activities import RemoteActivities
+from tiny_harness.service.durable.remote_workflow import RemoteTaskWorkflow
 from tiny_harness.service.durable.workflow import TaskWorkflow
 from tiny_harness.service.heartbeat import HeartbeatWorkflow
 from tiny_harness.service.heartbeat_activities import HeartbeatActivities
@@ -24,12 +26,18 @@ def build_worker(
     task_queue: str,
     activities: TaskActivities,
     heartbeat: HeartbeatActivities | None = None,
+    push_base_url: str | None = None,
 ) -> Worker:
-    """A worker for `task_queue` running `TaskWorkflow` with `activities`, and with
-    `heartbeat` given, `HeartbeatWorkflow` with those activities too."""
+    """A worker for `task_queue` running `TaskWorkflow` with `activities` and the
+    stand-ins of delegated sub-tasks (`push_base_url`: where remote agents push to; None
+    means stand-ins follow instead), and with `heartbeat` given, `HeartbeatWorkflow` with
+    those activities too."""
     restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
-    workflows: list[type] = [TaskWorkflow]
-    bodies: list[Callable[..., Awaitable[object]]] = [*activities.all()]
+    workflows: list[type] = [TaskWorkflow, RemoteTaskWorkflow]
+    bodies: list[Callable[..., Awaitable[object]]] = [
+        *activities.all(),
+        *RemoteActivities(activities.harness, push_base_url=push_base_url).all(),
+    ]
     if heartbeat is not None:
         workflows.append(HeartbeatWorkflow)
         bodies += heartbeat.all()

@@ -48,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.attempts import Attempts
     from tiny_harness.service.durable.commands import CommandApplier
     from tiny_harness.service.durable.compactor import Compactor
+    from tiny_harness.service.durable.delegation import Delegation
     from tiny_harness.service.durable.dispatch import HookDispatcher
     from tiny_harness.service.durable.models import (
         AssembledContext,
@@ -62,6 +63,7 @@ with workflow.unsafe.imports_passed_through():
         TaskStart,
     )
     from tiny_harness.service.durable.narrator import Narrator
+    from tiny_harness.service.durable.remote_models import SubtaskUpdate
     from tiny_harness.service.durable.snapshots import SnapshotWriter
     from tiny_harness.service.durable.task_log import TaskLog
 
@@ -70,6 +72,9 @@ FINAL_TASK_ERROR = "FinalTask"
 
 EMPTY_MESSAGE_ERROR = "EmptyMessage"
 """`ApplicationError.type` of an inbox update refused because the message has no parts."""
+
+_DELEGATION = frozenset({"spawn_subtask", "reply_subtask"})
+"""Commands the delegation applies (they start or signal stand-in workflows)."""
 
 _ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
 """The loop's own activities: the workflow retries them itself (`Attempts`)."""
@@ -112,6 +117,7 @@ class TaskWorkflow:
         self._commands = CommandApplier(self._run, self._narrator, self._hooks)
         self._offered: dict[str, ToolDefinition] = {}
         self._compactor = Compactor(start, self._run, self._attempts, self._snapshots)
+        self._delegation = Delegation(start, self._run)
 
     # ---- run ---------------------------------------------------------------------------
 
@@ -133,6 +139,8 @@ class TaskWorkflow:
                 self._narrator.fail(self._hooks.abort_reason)
             elif not self._cancel_requested:
                 self._narrator.fail(_failure_text(error))
+        if self._cancel_requested and self._delegation.unresolved:
+            await self._delegation.cancel_all()
         if self._cancel_requested and not self._narrator.final:
             reason = self._run.cancel_reason or "canceled"
             self._narrator.set_state(TaskState.TASK_STATE_CANCELED, f"Task canceled: {reason}")
@@ -148,7 +156,15 @@ class TaskWorkflow:
         while True:
             if self._should_roll_over():
                 await self._roll_over()
+            self._take_notes()
             response = await self._call_llm()
+            if not response.tool_calls and self._delegation.unresolved:
+                # The task cannot complete before its sub-tasks: wait for news of them.
+                if response.output_text:
+                    self._narrator.say(response.output_text)
+                await workflow.wait_condition(lambda: bool(self._run.notes or self._run.mailbox))
+                await self._drain_mailbox()
+                continue
             if not response.tool_calls:
                 self._record(read_model.state_record(self._run, workflow.now()))
                 self._narrator.complete(response.output_text)
@@ -241,7 +257,9 @@ class TaskWorkflow:
                 result=ToolResult(call_id=call.call_id, name=call.name, text=text, is_error=True)
             )
         result: ToolResult | None = outcome.result
-        if outcome.command is not None:
+        if outcome.command is not None and outcome.command.kind in _DELEGATION:
+            result = await self._delegation.apply(outcome.command)
+        elif outcome.command is not None:
             plan = self._run.plan
             result = self._commands.apply(outcome.command)
             if self._run.plan is not plan:
@@ -256,6 +274,11 @@ class TaskWorkflow:
                     is_error=result.is_error,
                 )
             )
+
+    def _take_notes(self) -> None:
+        """Sub-task news goes into the conversation before the next model call."""
+        self._run.conversation.extend(self._run.notes)
+        self._run.notes.clear()
 
     def _record(self, record: Record | None) -> None:
         if record is not None:
@@ -376,6 +399,11 @@ class TaskWorkflow:
         self._run.cancel_reason = reason or "canceled by request"
         if self._driver is not None:
             self._driver.cancel()
+
+    @workflow.signal
+    def subtask_changed(self, update: SubtaskUpdate) -> None:
+        """A stand-in reports its sub-task's newest turn."""
+        self._delegation.changed(update)
 
     @workflow.update
     async def watch(self, cursor: int) -> EventPage:

@@ -1,0 +1,144 @@
+"""Delegation to a plain a2a-sdk agent (not a harness): the push watch.
+
+The agent advertises push and runs the SDK's own push sender; the harness registers its
+`/a2a/push/<stand-in id>` route with a fresh token. When the remote task changes on its own
+side while parked, the push only wakes the stand-in, which reads the task with GetTask.
+The token reaches the remote agent and nothing else: not the workflow history, not the
+store, not the logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from a2a.client import ClientConfig, ClientFactory
+from a2a.types import CancelTaskRequest, TaskState
+from temporalio.client import Client
+
+from tests.harness.agents.plain_agent import PlainAgent, plain_agent, plain_card
+from tests.support import RunningHarness, collect, llm_requests, running_harness, send_request
+from tiny_harness.config import RemoteAgentSpec
+from tiny_harness.harness.agents.remote import RemoteAgent
+from tiny_harness.harness.agents.turns import RemoteTurn
+from tiny_harness.harness.entities import RegistryEntry
+
+PARENT = """
+turns:
+  - tool_calls: [{name: spawn_subtask, arguments: {agent: plain, name: pick, goal: ask}}]
+  - when: "^start"
+    text: "Waiting for the sub-task."
+  - when: "INPUT_REQUIRED"
+    text: "The sub-task waits for its user."
+  - when: "CANCELED"
+    text: "The sub-task was cancelled on its side."
+"""
+
+
+@asynccontextmanager
+async def pushing(
+    temporal: Client, tmp_path: Path, *, push: bool = True
+) -> AsyncIterator[tuple[RunningHarness, PlainAgent]]:
+    card: Callable[[str], object] = lambda url: plain_card(url, push=push)  # noqa: E731
+    async with (
+        plain_agent(push_store=push, push_sender=push, card=card) as remote,  # type: ignore[arg-type]
+        running_harness(temporal, tmp_path, PARENT) as parent,
+    ):
+        spec = RemoteAgentSpec.model_validate({"id": "plain", "url": remote.url})
+        agent = await RemoteAgent.connect(spec)
+        await parent.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
+        try:
+            yield parent, remote
+        finally:
+            await agent.aclose()
+
+
+async def until[T](probe: Callable[[], T | None], what: str) -> T:
+    for _ in range(300):
+        found = probe()
+        if found:
+            return found
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"never saw {what}")
+
+
+async def completed_activities(temporal: Client, workflow_id: str, *, at_least: int) -> None:
+    handle = temporal.get_workflow_handle(workflow_id)
+    for _ in range(300):
+        history = await handle.fetch_history()
+        done = [e for e in history.events if e.HasField("activity_task_completed_event_attributes")]
+        if len(done) >= at_least:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{workflow_id} never completed {at_least} activities")
+
+
+async def cancel_remotely(remote: PlainAgent, task_id: str) -> None:
+    """Cancel the remote task on the agent's own side, as its own user would."""
+    async with httpx.AsyncClient() as http:
+        config = ClientConfig(streaming=False, httpx_client=http)
+        client = await ClientFactory(config).create_from_url(remote.url)
+        await client.cancel_task(CancelTaskRequest(id=task_id))
+
+
+def registered_token(remote: PlainAgent) -> str:
+    calls = remote.rpc_calls("CreateTaskPushNotificationConfig")
+    assert len(calls) == 1
+    return str(json.loads(calls[0].body)["params"]["token"])
+
+
+@pytest.mark.parametrize("push", [True, False], ids=["push", "follow"])
+async def test_a_change_on_the_remote_side_reaches_the_parent_once(
+    temporal_client: Client, tmp_path: Path, caplog: pytest.LogCaptureFixture, push: bool
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with pushing(temporal_client, tmp_path, push=push) as (parent, remote):
+        client = await parent.client()
+        running = asyncio.create_task(collect(client.send_message(send_request("start"))))
+        await until(lambda: remote.rpc_calls("SendStreamingMessage"), "the brief")
+        ids = await parent.workflow_ids()
+        stand_in = next(i for i in ids if ".sub-" in i)
+        # Parked and watched: push registered and reconciled once, or a follow stream open.
+        watching = "CreateTaskPushNotificationConfig" if push else "SubscribeToTask"
+        await until(lambda: remote.rpc_calls(watching), "the watch")
+        await until(lambda: remote.rpc_calls("GetTask"), "the first read of the parked task")
+        parked = await temporal_client.get_workflow_handle(stand_in).query(
+            "turn", result_type=RemoteTurn
+        )
+        assert parked.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        if push:
+            # The reconciling read is recorded (brief, registration, read: 3 activities).
+            await completed_activities(temporal_client, stand_in, at_least=3)
+        gets_before = len(remote.rpc_calls("GetTask"))
+        await cancel_remotely(remote, parked.remote_task_id)
+        events = await asyncio.wait_for(running, 30)
+        final = await temporal_client.get_workflow_handle(stand_in, result_type=RemoteTurn).result()
+        history = await temporal_client.get_workflow_handle(stand_in).fetch_history()
+        requests = await llm_requests(temporal_client, events[0].task.id)
+        token = registered_token(remote) if push else None
+        gets_after = len(remote.rpc_calls("GetTask"))
+        store_bytes = parent.store.path.read_bytes()
+
+    assert final.state == TaskState.TASK_STATE_CANCELED
+    notes = [i.text for i in requests[-1].input if i.text.startswith("[sub-task")]
+    assert sum("CANCELED" in n for n in notes) == 1
+    history_json = history.to_json()
+    accepted = history_json.count("workflowExecutionUpdateAccepted")
+    if push:
+        assert token is not None
+        assert accepted == 1  # the doorbell
+        assert gets_after - gets_before == 1  # one GetTask per push, the state agreed
+        assert token not in history_json
+        assert token.encode() not in store_bytes
+        assert not any(token in r.getMessage() for r in caplog.records)
+        deletes = remote.rpc_calls("DeleteTaskPushNotificationConfig")
+        assert len(deletes) == 1  # the ended stand-in removed its registration
+    else:
+        assert accepted == 0
+        assert remote.rpc_calls("CreateTaskPushNotificationConfig") == []

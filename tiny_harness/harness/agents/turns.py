@@ -1,0 +1,72 @@
+"""`RemoteTurn`: where a remote task stands, read the same way from every source.
+
+The turn that sends a message, a GetTask and a follow stream all report a remote task's
+state through `turn_of_task` / `turn_of_event`, so the stand-in compares like with like
+and a change is a change whichever reader saw it.
+"""
+
+from __future__ import annotations
+
+from a2a.helpers import get_message_text
+from a2a.types import StreamResponse, Task, TaskState, TaskStatus
+from pydantic import BaseModel
+
+FINAL_STATES = frozenset(
+    {
+        TaskState.TASK_STATE_COMPLETED,
+        TaskState.TASK_STATE_FAILED,
+        TaskState.TASK_STATE_CANCELED,
+        TaskState.TASK_STATE_REJECTED,
+    }
+)
+PARKED_STATES = frozenset({TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED})
+
+
+class RemoteTurn(BaseModel, frozen=True):
+    """A remote task's id, state (an `a2a.types.TaskState` value) and status text."""
+
+    remote_task_id: str
+    state: int
+    text: str = ""
+
+    @property
+    def final(self) -> bool:
+        """The remote task ended."""
+        return self.state in FINAL_STATES
+
+    @property
+    def parked(self) -> bool:
+        """The remote task waits for input (or for authorisation)."""
+        return self.state in PARKED_STATES
+
+    @property
+    def state_name(self) -> str:
+        """The state's enum name, e.g. TASK_STATE_COMPLETED."""
+        return TaskState.Name(self.state)
+
+    def differs(self, other: RemoteTurn | None) -> bool:
+        """Whether this is news compared with `other` (state or text changed)."""
+        return other is None or (self.state, self.text) != (other.state, other.text)
+
+
+def _status_text(status: TaskStatus) -> str:
+    return get_message_text(status.message) if status.HasField("message") else ""
+
+
+def turn_of_task(task: Task, *, known_text: str = "") -> RemoteTurn:
+    """The turn a Task snapshot shows; a status without a message keeps `known_text`."""
+    text = _status_text(task.status) or known_text
+    return RemoteTurn(remote_task_id=task.id, state=task.status.state, text=text)
+
+
+def turn_of_event(event: StreamResponse, known: RemoteTurn | None) -> RemoteTurn | None:
+    """The turn one streamed event shows, or None when the event says nothing of state."""
+    kind = event.WhichOneof("payload")
+    known_text = known.text if known is not None else ""
+    if kind == "task":
+        return turn_of_task(event.task, known_text=known_text)
+    if kind == "status_update":
+        update = event.status_update
+        text = _status_text(update.status) or known_text
+        return RemoteTurn(remote_task_id=update.task_id, state=update.status.state, text=text)
+    return None

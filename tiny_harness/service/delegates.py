@@ -1,0 +1,45 @@
+"""The agents a harness can delegate to: itself (`self`) and the configured `[[agents]]`.
+
+Every process that runs a worker registers them, because the stand-ins' activities look
+agents up by id. The harness's own card is built from its settings (nothing is fetched at
+start); a configured agent's card is fetched and validated, and an agent that cannot be
+used is left out with an ERROR naming why, so one bad entry never stops the server.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import AsyncExitStack
+
+from a2a.types import AgentCard
+
+from tiny_harness.config import RemoteAgentSpec, Settings
+from tiny_harness.errors import AgentError
+from tiny_harness.harness.agents.agent import Agent
+from tiny_harness.harness.agents.remote import RemoteAgent
+from tiny_harness.harness.agents.roster import render_roster
+from tiny_harness.harness.core.harness import Harness
+from tiny_harness.harness.entities import RegistryEntry
+
+logger = logging.getLogger(__name__)
+
+
+async def register_agents(
+    harness: Harness, settings: Settings, own_card: AgentCard, stack: AsyncExitStack
+) -> None:
+    """Register `self` and every usable configured agent; fill the context's roster."""
+    base = str(settings.server.base_url).rstrip("/") if settings.server.base_url else None
+    me = await RemoteAgent.connect(
+        RemoteAgentSpec.for_self(base or settings.advertised_url), card=own_card
+    )
+    agents: list[Agent] = [me]
+    for spec in settings.agents:
+        try:
+            agents.append(await RemoteAgent.connect(spec))
+        except AgentError as error:
+            logger.error("agent %s left out: %s: %s", spec.id, error.code, error.message)
+    for agent in agents:
+        stack.push_async_callback(agent.aclose)
+        await harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
+    harness.roster = render_roster(agents)
+    logger.info("agents: %s", ", ".join(sorted(agent.agent_id for agent in agents)))

@@ -1,0 +1,129 @@
+"""`Delegation`: the parent task's side of its sub-tasks.
+
+Workflow-side code, deterministic. `spawn_subtask` starts a `RemoteTaskWorkflow` child
+(the stand-in; parent close policy ABANDON, because a continue-as-new must not cancel it:
+cancelling is explicit, `cancel_all`), `reply_subtask` signals one. Every change a stand-in
+reports updates the sub-task's row; the model is told only of an ending or of a new
+question (INPUT_REQUIRED / AUTH_REQUIRED), never of WORKING, through a note the loop adds
+to the conversation before the next model call. The task cannot complete while a row is
+unresolved: the loop waits for the next note instead.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from a2a.types import TaskState
+
+    from tiny_harness.harness.agents.turns import FINAL_STATES, PARKED_STATES
+    from tiny_harness.harness.models.llm import UserItem
+    from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
+    from tiny_harness.service.durable.commands import error_result
+    from tiny_harness.service.durable.models import SubtaskRow, TaskRun, TaskStart
+    from tiny_harness.service.durable.remote_models import (
+        RemoteStart,
+        SubtaskBrief,
+        SubtaskUpdate,
+    )
+    from tiny_harness.service.durable.remote_workflow import RemoteTaskWorkflow
+
+_TOLD = FINAL_STATES | PARKED_STATES
+"""States the parent's model hears about."""
+
+
+class Delegation:
+    """The sub-tasks of one task run."""
+
+    def __init__(self, start: TaskStart, run: TaskRun) -> None:
+        self._start = start
+        self._run = run
+
+    @property
+    def unresolved(self) -> list[SubtaskRow]:
+        """Sub-tasks not in a final state (parked ones included)."""
+        return [row for row in self._run.subtasks if row.state not in FINAL_STATES]
+
+    async def apply(self, command: WorkflowCommand) -> ToolResult:
+        """Start or answer a sub-task; the result the model reads."""
+        if command.kind == "spawn_subtask":
+            return await self._spawn(command)
+        return await self._reply(command)
+
+    async def _spawn(self, command: WorkflowCommand) -> ToolResult:
+        payload = command.payload
+        subtask_id = f"sub-{len(self._run.subtasks) + 1}"
+        local_id = f"{self._start.task_id}.{subtask_id}"
+        brief = SubtaskBrief.model_validate(
+            {k: payload[k] for k in ("name", "goal", "acceptance_criteria")}
+        )
+        agent = str(payload["agent"])
+        updates = str(payload.get("updates", "auto"))
+        start = RemoteStart(
+            parent_id=self._start.task_id,
+            agent=agent,
+            brief=brief,
+            participant=self._start.task_id,
+            updates="off" if updates == "off" else "follow" if updates == "follow" else "auto",
+            heartbeat_seconds=self._start.retries.heartbeat_timeout.total_seconds(),
+        )
+        row = SubtaskRow(id=subtask_id, local_id=local_id, agent=agent, name=brief.name)
+        self._run.subtasks.append(row)
+        await workflow.start_child_workflow(
+            RemoteTaskWorkflow.run,
+            start,
+            id=local_id,
+            parent_close_policy=ParentClosePolicy.ABANDON,
+        )
+        text = (
+            f"Sub-task {subtask_id} started on agent {agent}. You will be told when it needs "
+            "input (answer with reply_subtask) or ends."
+        )
+        return command.result.model_copy(update={"text": text})
+
+    async def _reply(self, command: WorkflowCommand) -> ToolResult:
+        asked = str(command.payload["subtask_id"])
+        row = next((r for r in self._run.subtasks if asked in (r.id, r.local_id)), None)
+        if row is None:
+            known = ", ".join(r.id for r in self._run.subtasks) or "none"
+            return error_result(command, f"no sub-task {asked!r}; sub-tasks: {known}")
+        if row.state not in PARKED_STATES:
+            state = TaskState.Name(row.state)
+            return error_result(command, f"sub-task {row.id} is not waiting for input ({state})")
+        handle = workflow.get_external_workflow_handle(row.local_id)
+        await handle.signal(RemoteTaskWorkflow.reply, str(command.payload["text"]))
+        return command.result
+
+    def changed(self, update: SubtaskUpdate) -> None:
+        """A stand-in's report: update the row; note it for the model if it is news."""
+        row = next((r for r in self._run.subtasks if r.local_id == update.local_id), None)
+        if row is None:
+            workflow.logger.warning("report from unknown sub-task %s ignored", update.local_id)
+            return
+        turn = update.turn
+        index = self._run.subtasks.index(row)
+        told = row.told_state
+        row = row.model_copy(
+            update={"state": turn.state, "text": turn.text, "remote_task_id": turn.remote_task_id}
+        )
+        if turn.state in _TOLD and (turn.state != told or turn.state in PARKED_STATES):
+            row = row.model_copy(update={"told_state": turn.state})
+            self._run.notes.append(
+                UserItem(
+                    message_id=f"{row.local_id}:note-{len(self._run.notes) + 1}",
+                    text=_note(row.id, row.agent, row.name, turn.state_name, turn.text),
+                )
+            )
+        self._run.subtasks[index] = row
+
+    async def cancel_all(self) -> None:
+        """Ask every unresolved stand-in to cancel its remote task."""
+        for row in self.unresolved:
+            handle = workflow.get_external_workflow_handle(row.local_id)
+            await handle.signal(RemoteTaskWorkflow.cancel)
+
+
+def _note(subtask_id: str, agent: str, name: str, state: str, text: str) -> str:
+    said = f": {text}" if text else ""
+    return f"[sub-task {subtask_id} ({name!r} on agent {agent}) is now {state}{said}]"

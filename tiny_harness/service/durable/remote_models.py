@@ -1,0 +1,110 @@
+"""The payloads of delegation: a stand-in's start, its activities' inputs, its reports.
+
+A sub-task is delegated by the parent `TaskWorkflow` to a `RemoteTaskWorkflow` (the
+stand-in), which drives one task on one agent and reports every change back to the parent
+with a `subtask_changed` signal.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from tiny_harness.harness.agents.agent import Updates
+from tiny_harness.harness.agents.turns import RemoteTurn
+
+
+class SubtaskBrief(BaseModel, frozen=True):
+    """What the agent is asked to do."""
+
+    name: str = Field(min_length=1)
+    goal: str = Field(min_length=1)
+    acceptance_criteria: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        """The brief as the message text the agent reads."""
+        lines = [f"Task: {self.name}", f"Goal: {self.goal}"]
+        if self.acceptance_criteria:
+            lines.append("Acceptance criteria:")
+            lines += [f"- {criterion}" for criterion in self.acceptance_criteria]
+        return "\n".join(lines)
+
+
+class RemoteStart(BaseModel, frozen=True):
+    """The input of `RemoteTaskWorkflow.run` (its workflow id is the sub-task's local id)."""
+
+    parent_id: str
+    agent: str
+    brief: SubtaskBrief
+    participant: str
+    """Who the harness delegates as: sent as X-Participant-Id on every call."""
+    updates: Updates = "auto"
+    """The agent's watch setting, copied at delegation so replays agree."""
+    heartbeat_seconds: float = Field(default=30, gt=0)
+    last: RemoteTurn | None = None
+    """Set when a stand-in continues as new: where the remote task stood."""
+
+
+class RemoteCall(BaseModel, frozen=True):
+    """Input of an activity about one remote task."""
+
+    local_id: str
+    agent: str
+    participant: str
+    remote_task_id: str
+
+
+class StartAgentTaskInput(BaseModel, frozen=True):
+    """Input of `start_agent_task`: send the brief, read until the task is under way."""
+
+    local_id: str
+    agent: str
+    participant: str
+    brief: SubtaskBrief
+
+
+class ReplyInput(BaseModel, frozen=True):
+    """Input of `send_remote_reply`: a reply to the parked remote task (same task id)."""
+
+    call: RemoteCall
+    text: str
+    message_id: str
+    known: RemoteTurn
+
+
+class FollowInput(BaseModel, frozen=True):
+    """Input of `follow_remote_task`: hold SubscribeToTask open until the task changes."""
+
+    call: RemoteCall
+    known: RemoteTurn
+
+
+class FollowOutput(BaseModel, frozen=True):
+    """A change the follow saw, or `changed=False` when its window ran out."""
+
+    changed: bool
+    turn: RemoteTurn | None = None
+
+
+class SubtaskUpdate(BaseModel, frozen=True):
+    """What a stand-in tells its parent: the sub-task's newest turn."""
+
+    local_id: str
+    turn: RemoteTurn
+
+
+class RemoteWatch(BaseModel, frozen=True):
+    """How a parked remote task is watched, chosen once per remote task. For push, the
+    SHA-256 digest of the token the agent was given (the token itself is never kept)."""
+
+    mode: Literal["push", "follow", "off"]
+    config_id: str = ""
+    token_digest: str = ""
+
+
+class PushDeleteInput(BaseModel, frozen=True):
+    """Input of `delete_remote_push`."""
+
+    call: RemoteCall
+    config_id: str
