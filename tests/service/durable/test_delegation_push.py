@@ -87,6 +87,17 @@ async def cancel_remotely(remote: PlainAgent, task_id: str) -> None:
         await client.cancel_task(CancelTaskRequest(id=task_id))
 
 
+async def ring(parent: RunningHarness, stand_in: str, remote_task_id: str, *, token: str) -> int:
+    """POST a push to the stand-in's route as a remote agent would; the status code."""
+    body = {"statusUpdate": {"taskId": remote_task_id, "status": {"state": "TASK_STATE_CANCELED"}}}
+    response = await parent.http.post(
+        f"{parent.url}/a2a/push/{stand_in}",
+        json=body,
+        headers={"X-A2A-Notification-Token": token},
+    )
+    return response.status_code
+
+
 def registered_token(remote: PlainAgent) -> str:
     calls = remote.rpc_calls("CreateTaskPushNotificationConfig")
     assert len(calls) == 1
@@ -115,6 +126,9 @@ async def test_a_change_on_the_remote_side_reaches_the_parent_once(
         if push:
             # The reconciling read is recorded (brief, registration, read: 3 activities).
             await completed_activities(temporal_client, stand_in, at_least=3)
+        if push:
+            forged = await ring(parent, stand_in, parked.remote_task_id, token="not-the-token")
+            assert forged == 401
         gets_before = len(remote.rpc_calls("GetTask"))
         await cancel_remotely(remote, parked.remote_task_id)
         events = await asyncio.wait_for(running, 30)
@@ -122,6 +136,7 @@ async def test_a_change_on_the_remote_side_reaches_the_parent_once(
         history = await temporal_client.get_workflow_handle(stand_in).fetch_history()
         requests = await llm_requests(temporal_client, events[0].task.id)
         token = registered_token(remote) if push else None
+        late = await ring(parent, stand_in, parked.remote_task_id, token=token or "x")
         gets_after = len(remote.rpc_calls("GetTask"))
         store_bytes = parent.store.path.read_bytes()
 
@@ -129,6 +144,7 @@ async def test_a_change_on_the_remote_side_reaches_the_parent_once(
     notes = [i.text for i in requests[-1].input if i.text.startswith("[sub-task")]
     assert sum("CANCELED" in n for n in notes) == 1
     history_json = history.to_json()
+    assert late == 401  # an ended stand-in refuses even the right token
     accepted = history_json.count("workflowExecutionUpdateAccepted")
     if push:
         assert token is not None
