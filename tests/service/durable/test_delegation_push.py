@@ -19,11 +19,18 @@ from pathlib import Path
 import httpx
 import pytest
 from a2a.client import ClientConfig, ClientFactory
-from a2a.types import CancelTaskRequest, TaskState
+from a2a.types import CancelTaskRequest, SendMessageRequest, TaskState
 from temporalio.client import Client
 
 from tests.harness.agents.plain_agent import PlainAgent, plain_agent, plain_card
-from tests.support import RunningHarness, collect, llm_requests, running_harness, send_request
+from tests.support import (
+    RunningHarness,
+    collect,
+    llm_requests,
+    running_harness,
+    send_request,
+    user_message,
+)
 from tiny_harness.config import RemoteAgentSpec
 from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.turns import RemoteTurn
@@ -158,3 +165,79 @@ async def test_a_change_on_the_remote_side_reaches_the_parent_once(
     else:
         assert accepted == 0
         assert remote.rpc_calls("CreateTaskPushNotificationConfig") == []
+
+
+RECHECK_PARENT = """
+turns:
+  - tool_calls: [{name: spawn_subtask, arguments: {agent: plain, name: pick, goal: ask}}]
+  - when: "^start"
+    text: "Waiting for the sub-task."
+  - when: "INPUT_REQUIRED"
+    text: "The sub-task waits for its user."
+  - when: "COMPLETED"
+    text: "The sub-task is done."
+"""
+
+
+async def test_a_push_ahead_of_the_remote_read_is_settled_by_the_rechecks(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    """The push claims COMPLETED while GetTask still shows INPUT_REQUIRED (a remote that
+    pushes before its own read model catches up): the stand-in reads again after 1, 2 and
+    4 s and applies the state once a read shows it."""
+    card: Callable[[str], object] = lambda url: plain_card(url, push=True)  # noqa: E731
+    async with (
+        # A push store but no sender: the only push is the one this test rings.
+        plain_agent(push_store=True, card=card) as remote,  # type: ignore[arg-type]
+        running_harness(temporal_client, tmp_path, RECHECK_PARENT) as parent,
+    ):
+        spec = RemoteAgentSpec.model_validate({"id": "plain", "url": remote.url})
+        agent = await RemoteAgent.connect(spec)
+        await parent.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
+        try:
+            client = await parent.client()
+            running = asyncio.create_task(collect(client.send_message(send_request("start"))))
+            await until(lambda: remote.rpc_calls("CreateTaskPushNotificationConfig"), "push")
+            stand_in = next(i for i in await parent.workflow_ids() if ".sub-" in i)
+            await completed_activities(temporal_client, stand_in, at_least=3)
+            parked = await temporal_client.get_workflow_handle(stand_in).query(
+                "turn", result_type=RemoteTurn
+            )
+            body = {
+                "statusUpdate": {
+                    "taskId": parked.remote_task_id,
+                    "status": {"state": "TASK_STATE_COMPLETED"},
+                }
+            }
+            reads_before = len(remote.rpc_calls("GetTask"))
+            rung = await parent.http.post(
+                f"{parent.url}/a2a/push/{stand_in}",
+                json=body,
+                headers={"X-A2A-Notification-Token": registered_token(remote)},
+            )
+            await until(lambda: len(remote.rpc_calls("GetTask")) > reads_before, "the first read")
+            await reply_remotely(remote, parked.remote_task_id, "blue")
+            final = await asyncio.wait_for(
+                temporal_client.get_workflow_handle(stand_in, result_type=RemoteTurn).result(),
+                15,
+            )
+            events = await asyncio.wait_for(running, 15)
+            reads = len(remote.rpc_calls("GetTask")) - reads_before
+        finally:
+            await agent.aclose()
+
+    assert rung.status_code == 204
+    assert final.state == TaskState.TASK_STATE_COMPLETED
+    assert final.text == "echo: blue"
+    assert 2 <= reads <= 4  # the first read disagreed; a recheck agreed; never more than 4
+    assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+
+
+async def reply_remotely(remote: PlainAgent, task_id: str, text: str) -> None:
+    """Answer the remote task's question on the agent's own side."""
+    async with httpx.AsyncClient() as http:
+        config = ClientConfig(streaming=False, httpx_client=http)
+        client = await ClientFactory(config).create_from_url(remote.url)
+        message = user_message(text, task_id=task_id)
+        async for _ in client.send_message(SendMessageRequest(message=message)):
+            pass

@@ -11,13 +11,15 @@ unresolved: the loop waits for the next note instead.
 
 from __future__ import annotations
 
+import asyncio
+
 from temporalio import workflow
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from a2a.types import TaskState
 
-    from tiny_harness.harness.agents.turns import FINAL_STATES, PARKED_STATES
+    from tiny_harness.harness.agents.turns import FINAL_STATES, PARKED_STATES, RemoteTurn
     from tiny_harness.harness.models.llm import UserItem
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
     from tiny_harness.service.durable.commands import error_result
@@ -70,12 +72,14 @@ class Delegation:
         )
         row = SubtaskRow(id=subtask_id, local_id=local_id, agent=agent, name=brief.name)
         self._run.subtasks.append(row)
-        await workflow.start_child_workflow(
+        child = await workflow.start_child_workflow(
             RemoteTaskWorkflow.run,
             start,
             id=local_id,
             parent_close_policy=ParentClosePolicy.ABANDON,
         )
+        # Its outcome arrives by signal (subtask_changed), not through this handle.
+        child.add_done_callback(_outcome_heard_by_signal)
         text = (
             f"Sub-task {subtask_id} started on agent {agent}. You will be told when it needs "
             "input (answer with reply_subtask) or ends."
@@ -122,6 +126,11 @@ class Delegation:
         for row in self.unresolved:
             handle = workflow.get_external_workflow_handle(row.local_id)
             await handle.signal(RemoteTaskWorkflow.cancel)
+
+
+def _outcome_heard_by_signal(child: asyncio.Future[RemoteTurn]) -> None:
+    if not child.cancelled() and child.exception() is not None:
+        workflow.logger.warning("sub-task stand-in failed: %s", child.exception())
 
 
 def _note(subtask_id: str, agent: str, name: str, state: str, text: str) -> str:

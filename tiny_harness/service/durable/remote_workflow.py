@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+from collections.abc import Callable
 from datetime import timedelta
 
 from temporalio import workflow
@@ -197,16 +198,15 @@ class RemoteTaskWorkflow:
         claimed = self._claimed
         for delay in (0, *_PUSH_RECHECKS):
             if delay:
-                await workflow.wait_condition(
-                    lambda: self._push_pending or self._interrupted(),
-                    timeout=timedelta(seconds=delay),
+                await _wait(
+                    lambda: self._push_pending or self._interrupted(), timedelta(seconds=delay)
                 )
                 if self._push_pending or self._interrupted():
                     return  # a new push restarts the sequence; a reply or cancel goes first
             turn = await self._fetch()
             if turn is not None:
                 await self._apply(turn)
-            if claimed is None or (turn is not None and turn.state == claimed):
+            if claimed is None or (turn is not None and (turn.state == claimed or turn.final)):
                 return
 
     async def _fetch(self) -> RemoteTurn | None:
@@ -244,7 +244,7 @@ class RemoteTaskWorkflow:
             out: FollowOutput = await follow
         except ActivityError as error:
             workflow.logger.warning("follow of %s failed: %s", turn.remote_task_id, error.cause)
-            await workflow.wait_condition(lambda: self._cancel, timeout=_FOLLOW_RETRY)
+            await _wait(lambda: self._cancel, _FOLLOW_RETRY)
             return
         if out.changed and out.turn is not None:
             await self._apply(out.turn)
@@ -316,6 +316,13 @@ class RemoteTaskWorkflow:
     def turn(self) -> RemoteTurn | None:
         """The newest turn, None before the task started."""
         return self._turn
+
+
+async def _wait(condition: Callable[[], bool], limit: timedelta) -> None:
+    """Wait until `condition` holds or `limit` passes, whichever comes first."""
+    # wait_condition raises TimeoutError when the time runs out; here that is an answer.
+    with contextlib.suppress(TimeoutError):
+        await workflow.wait_condition(condition, timeout=limit)
 
 
 def _never_started(start: RemoteStart) -> RemoteTurn:
