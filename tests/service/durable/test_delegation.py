@@ -167,3 +167,62 @@ async def test_cancelling_the_parent_cancels_the_parked_child(
     assert final.state == TaskState.TASK_STATE_CANCELED
     assert remote.status.state == TaskState.TASK_STATE_CANCELED
     assert described.status == WorkflowExecutionStatus.COMPLETED
+
+
+QUESTIONS = 8
+
+
+async def test_a_long_delegation_rolls_the_stand_in_over_and_loses_nothing(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    child_script = "turns:\n" + "".join(
+        f'  - tool_calls: [{{name: ask_participant, arguments: {{question: "Question {k}?"}}}}]\n'
+        for k in range(1, QUESTIONS + 1)
+    )
+    child_script += "  - text: all answered\n"
+    parent_script = (
+        "turns:\n"
+        "  - tool_calls: [{name: spawn_subtask,\n"
+        "                  arguments: {agent: child, name: quiz, goal: answer}}]\n"
+        '  - when: "^quiz"\n    text: Waiting.\n'
+        + "".join(
+            f'  - when: "Question {k}\\\\?"\n'
+            f"    tool_calls: [{{name: reply_subtask,\n"
+            f"                  arguments: {{subtask_id: sub-1, text: a{k}}}}}]\n"
+            f'  - when: "Question {k}\\\\?"\n    text: Waiting.\n'
+            for k in range(1, QUESTIONS + 1)
+        )
+        + '  - when: "COMPLETED"\n    text: done\n'
+    )
+    async with (
+        running_harness(temporal_client, tmp_path / "child", child_script) as child,
+        running_harness(
+            temporal_client, tmp_path / "parent", parent_script, history_event_bound=100
+        ) as parent,
+    ):
+        spec = RemoteAgentSpec.model_validate(
+            {"id": "child", "url": child.url, "updates": "follow"}
+        )
+        agent = await RemoteAgent.connect(spec)
+        await parent.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
+        try:
+            events = await collect((await parent.client()).send_message(send_request("quiz")))
+            task_id = events[0].task.id
+            stand_in = f"{task_id}.sub-1"
+            final = await temporal_client.get_workflow_handle(
+                stand_in, result_type=RemoteTurn
+            ).result()
+            runs = [
+                wf.run_id async for wf in temporal_client.list_workflows(f'WorkflowId="{stand_in}"')
+            ]
+            remote = await (await child.client()).get_task(GetTaskRequest(id=final.remote_task_id))
+            child_tasks = await child.workflow_ids()
+        finally:
+            await agent.aclose()
+
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"
+    assert final.state == TaskState.TASK_STATE_COMPLETED
+    assert len(runs) > 1  # the stand-in continued as new at least once
+    assert child_tasks == [final.remote_task_id]  # one remote task all along
+    replies = [m.parts[0].text for m in remote.history if m.role == 1][1:]
+    assert replies == [f"a{k}" for k in range(1, QUESTIONS + 1)]  # each once, in order

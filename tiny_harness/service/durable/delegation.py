@@ -69,6 +69,7 @@ class Delegation:
             participant=self._start.task_id,
             updates="off" if updates == "off" else "follow" if updates == "follow" else "auto",
             heartbeat_seconds=self._start.retries.heartbeat_timeout.total_seconds(),
+            history_event_bound=self._start.history_event_bound,
         )
         row = SubtaskRow(id=subtask_id, local_id=local_id, agent=agent, name=brief.name)
         self._run.subtasks.append(row)

@@ -31,6 +31,15 @@ class SubtaskBrief(BaseModel, frozen=True):
         return "\n".join(lines)
 
 
+class RemoteWatch(BaseModel, frozen=True):
+    """How a parked remote task is watched, chosen once per remote task. For push, the
+    SHA-256 digest of the token the agent was given (the token itself is never kept)."""
+
+    mode: Literal["push", "follow", "off"]
+    config_id: str = ""
+    token_digest: str = ""
+
+
 class RemoteStart(BaseModel, frozen=True):
     """The input of `RemoteTaskWorkflow.run` (its workflow id is the sub-task's local id)."""
 
@@ -42,8 +51,14 @@ class RemoteStart(BaseModel, frozen=True):
     updates: Updates = "auto"
     """The agent's watch setting, copied at delegation so replays agree."""
     heartbeat_seconds: float = Field(default=30, gt=0)
+    history_event_bound: int = Field(default=10_000, ge=50)
+    """Past this many history events the stand-in continues as new."""
     last: RemoteTurn | None = None
     """Set when a stand-in continues as new: where the remote task stood."""
+    watch: RemoteWatch | None = None
+    """Set when a stand-in continues as new: the watch chosen for the remote task."""
+    replies: tuple[str, ...] = ()
+    """Set when a stand-in continues as new: replies not sent yet."""
 
 
 class RemoteCall(BaseModel, frozen=True):
@@ -92,15 +107,6 @@ class SubtaskUpdate(BaseModel, frozen=True):
 
     local_id: str
     turn: RemoteTurn
-
-
-class RemoteWatch(BaseModel, frozen=True):
-    """How a parked remote task is watched, chosen once per remote task. For push, the
-    SHA-256 digest of the token the agent was given (the token itself is never kept)."""
-
-    mode: Literal["push", "follow", "off"]
-    config_id: str = ""
-    token_digest: str = ""
 
 
 class PushDeleteInput(BaseModel, frozen=True):

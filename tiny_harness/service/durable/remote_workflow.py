@@ -71,11 +71,13 @@ class RemoteTaskWorkflow:
     def __init__(self, start: RemoteStart) -> None:
         self._start = start
         self._turn: RemoteTurn | None = start.last
-        self._replies: list[str] = []
+        self._replies: list[str] = list(start.replies)
         self._cancel = False
         self._closed = False
-        self._watch_mode: RemoteWatch | None = None
-        self._push_pending = False
+        self._watch_mode: RemoteWatch | None = start.watch
+        # A run carried on from a pushed-to one reads the task once: a push may have rung
+        # while the previous run was closing.
+        self._push_pending = start.watch is not None and start.watch.mode == "push"
         self._claimed: int | None = None
 
     @workflow.run
@@ -87,6 +89,8 @@ class RemoteTaskWorkflow:
             while not self._current().final:
                 if self._cancel:
                     return await self._end_canceled()
+                if self._should_roll_over():
+                    await self._roll_over()
                 if self._replies and self._current().parked:
                     await self._send_reply(self._replies.pop(0))
                     continue
@@ -95,6 +99,24 @@ class RemoteTaskWorkflow:
             return await self._end_canceled()
         await self._close()
         return self._current()
+
+    def _should_roll_over(self) -> bool:
+        info = workflow.info()
+        length = info.get_current_history_length()
+        return length > self._start.history_event_bound or info.is_continue_as_new_suggested()
+
+    async def _roll_over(self) -> None:
+        """Continue as new with the remote task's id, state, watch and pending replies."""
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        workflow.continue_as_new(
+            self._start.model_copy(
+                update={
+                    "last": self._turn,
+                    "watch": self._watch_mode,
+                    "replies": tuple(self._replies),
+                }
+            )
+        )
 
     async def _close(self) -> None:
         """Every exit: refuse later pushes first, then delete the push config (best effort)."""
