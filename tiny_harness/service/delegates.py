@@ -2,7 +2,8 @@
 
 Every process that runs a worker registers them, because the stand-ins' activities look
 agents up by id. The harness's own card is built from its settings (nothing is fetched at
-start); a configured agent's card is fetched and validated, and an agent that cannot be
+start, and a configured agent at the harness's own address gets that card too); any other
+configured agent's card is fetched and validated, and an agent that cannot be
 used is left out with an ERROR naming why, so one bad entry never stops the server.
 """
 
@@ -33,9 +34,12 @@ async def register_agents(
         RemoteAgentSpec.for_self(base or settings.advertised_url), card=own_card
     )
     agents: list[Agent] = [me]
+    own_urls = {settings.advertised_url, base}
     for spec in settings.agents:
+        # The server is not listening yet: an agent at our own address gets our card.
+        card = own_card if str(spec.url).rstrip("/") in own_urls else None
         try:
-            agents.append(await RemoteAgent.connect(spec))
+            agents.append(await RemoteAgent.connect(spec, card=card))
         except AgentError as error:
             logger.error("agent %s left out: %s: %s", spec.id, error.code, error.message)
     for agent in agents:
