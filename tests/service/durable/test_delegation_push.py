@@ -134,16 +134,27 @@ async def test_a_change_on_the_remote_side_reaches_the_parent_once(
             # The reconciling read is recorded (brief, registration, read: 3 activities).
             await completed_activities(temporal_client, stand_in, at_least=3)
         if push:
-            forged = await ring(parent, stand_in, parked.remote_task_id, token="not-the-token")
-            assert forged == 401
+            real = registered_token(remote)
+            parent_id = stand_in.removesuffix(".sub-1")
+            refused = [
+                await ring(parent, stand_in, parked.remote_task_id, token="not-the-token"),
+                # The right token, for another remote task.
+                await ring(parent, stand_in, "another-remote-task", token=real),
+                # The right token, at a workflow that is not a stand-in (the parent).
+                await ring(parent, parent_id, parked.remote_task_id, token=real),
+            ]
+            assert refused == [401, 401, 401]
         gets_before = len(remote.rpc_calls("GetTask"))
         await cancel_remotely(remote, parked.remote_task_id)
         events = await asyncio.wait_for(running, 30)
         final = await temporal_client.get_workflow_handle(stand_in, result_type=RemoteTurn).result()
-        history = await temporal_client.get_workflow_handle(stand_in).fetch_history()
-        requests = await llm_requests(temporal_client, events[0].task.id)
         token = registered_token(remote) if push else None
         late = await ring(parent, stand_in, parked.remote_task_id, token=token or "x")
+        history = await temporal_client.get_workflow_handle(stand_in).fetch_history()
+        parent_history = await temporal_client.get_workflow_handle(
+            events[0].task.id
+        ).fetch_history()
+        requests = await llm_requests(temporal_client, events[0].task.id)
         gets_after = len(remote.rpc_calls("GetTask"))
         store_bytes = parent.store.path.read_bytes()
 
@@ -155,7 +166,8 @@ async def test_a_change_on_the_remote_side_reaches_the_parent_once(
     accepted = history_json.count("workflowExecutionUpdateAccepted")
     if push:
         assert token is not None
-        assert accepted == 1  # the doorbell
+        assert accepted == 1  # the doorbell; no refused push left an update behind
+        assert "remote_push" not in parent_history.to_json()
         assert gets_after - gets_before == 1  # one GetTask per push, the state agreed
         assert token not in history_json
         assert token.encode() not in store_bytes
