@@ -5,6 +5,7 @@ Its executor answers by the text of the message:
     "hold"    WORKING, then nothing until the task is cancelled (the stream stays open)
     "ask"     INPUT_REQUIRED "what next?"; the reply completes it with "echo: <reply>"
               (a tiny-harness brief whose goal is "ask" too)
+    "auth"    AUTH_REQUIRED "sign in"; the reply completes it the same way
     other     WORKING, then COMPLETED with "echo: <text>"
 
 `Recorder`, an ASGI middleware in front of the routes, keeps each request's path, JSON-RPC
@@ -60,11 +61,16 @@ class PlainExecutor(AgentExecutor):
             await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, task.id, task.context_id)
         text = context.get_user_input()
-        if task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED:
+        if task.status.state in (
+            TaskState.TASK_STATE_INPUT_REQUIRED,
+            TaskState.TASK_STATE_AUTH_REQUIRED,
+        ):
             await updater.complete(updater.new_agent_message([new_text_part(f"echo: {text}")]))
         elif text == "hold":
             await updater.start_work()
             await asyncio.Event().wait()  # until the framework cancels this execution
+        elif text == "auth" or text.endswith("Goal: auth"):
+            await updater.requires_auth(updater.new_agent_message([new_text_part("sign in")]))
         elif text == "ask" or text.endswith("Goal: ask"):
             await updater.requires_input(updater.new_agent_message([new_text_part("what next?")]))
         else:

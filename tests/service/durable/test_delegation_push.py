@@ -253,3 +253,44 @@ async def reply_remotely(remote: PlainAgent, task_id: str, text: str) -> None:
         message = user_message(text, task_id=task_id)
         async for _ in client.send_message(SendMessageRequest(message=message)):
             pass
+
+
+AUTH_PARENT = """
+turns:
+  - tool_calls: [{name: spawn_subtask, arguments: {agent: plain, name: login, goal: auth}}]
+  - when: "^start"
+    text: "Waiting for the sub-task."
+  - when: "AUTH_REQUIRED"
+    tool_calls: [{name: reply_subtask, arguments: {subtask_id: sub-1, text: consent}}]
+  - when: "AUTH_REQUIRED"
+    text: "Waiting for the sub-task."
+  - when: "COMPLETED"
+    text: "Signed in."
+"""
+
+
+async def test_a_sub_task_asking_for_authorisation_is_told_and_answered(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with (
+        plain_agent() as remote,
+        running_harness(temporal_client, tmp_path, AUTH_PARENT) as parent,
+    ):
+        spec = RemoteAgentSpec.model_validate({"id": "plain", "url": remote.url})
+        agent = await RemoteAgent.connect(spec)
+        await parent.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
+        try:
+            events = await collect((await parent.client()).send_message(send_request("start")))
+            task_id = events[0].task.id
+            final = await temporal_client.get_workflow_handle(
+                f"{task_id}.sub-1", result_type=RemoteTurn
+            ).result()
+            requests = await llm_requests(temporal_client, task_id)
+        finally:
+            await agent.aclose()
+
+    assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+    assert (final.state, final.text) == (TaskState.TASK_STATE_COMPLETED, "echo: consent")
+    notes = [i.text for i in requests[-1].input if i.text.startswith("[sub-task")]
+    assert ["AUTH_REQUIRED" in n for n in notes] == [True, False]
+    assert "COMPLETED" in notes[-1]
