@@ -28,22 +28,13 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Message, Task, TaskState
     from pydantic import JsonValue
 
-    from tiny_harness.errors import ToolNotRetriedError
     from tiny_harness.harness.core.context import UsageMark
-    from tiny_harness.harness.core.retry import NOT_IDEMPOTENT_POLICY
-    from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, ToolResultItem
+    from tiny_harness.harness.models.llm import AssistantItem, LLMResponse
     from tiny_harness.harness.persistence.records import Record
-    from tiny_harness.harness.tools.definition import (
-        Idempotency,
-        ToolCall,
-        ToolDefinition,
-        ToolResult,
-    )
     from tiny_harness.service.durable import event_log, read_model
     from tiny_harness.service.durable.activities import (
         HOOK_ABORT_ERROR,
         TaskActivities,
-        ToolOutcome,
     )
     from tiny_harness.service.durable.attempts import Attempts
     from tiny_harness.service.durable.commands import CommandApplier
@@ -57,7 +48,6 @@ with workflow.unsafe.imports_passed_through():
         InboxReceipt,
         IntakeInput,
         InvokeLLMInput,
-        InvokeToolInput,
         TaskRun,
         TaskSnapshot,
         TaskStart,
@@ -66,15 +56,13 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.remote_models import SubtaskUpdate
     from tiny_harness.service.durable.snapshots import SnapshotWriter
     from tiny_harness.service.durable.task_log import TaskLog
+    from tiny_harness.service.durable.tool_runner import ToolRunner
 
 FINAL_TASK_ERROR = "FinalTask"
 """`ApplicationError.type` of an inbox update refused because the task is final."""
 
 EMPTY_MESSAGE_ERROR = "EmptyMessage"
 """`ApplicationError.type` of an inbox update refused because the message has no parts."""
-
-_DELEGATION = frozenset({"spawn_subtask", "reply_subtask"})
-"""Commands the delegation applies (they start or signal stand-in workflows)."""
 
 _ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
 """The loop's own activities: the workflow retries them itself (`Attempts`)."""
@@ -115,9 +103,17 @@ class TaskWorkflow:
         self._attempts = Attempts(self._hooks)
         self._narrator = Narrator(self._run, self._log, self._snapshots, self._hooks)
         self._commands = CommandApplier(self._run, self._narrator, self._hooks)
-        self._offered: dict[str, ToolDefinition] = {}
         self._compactor = Compactor(start, self._run, self._attempts, self._snapshots)
         self._delegation = Delegation(start, self._run)
+        self._tools = ToolRunner(
+            start,
+            self._run,
+            self._attempts,
+            self._commands,
+            self._delegation,
+            self._snapshots,
+            cancelled=lambda: self._cancel_requested,
+        )
 
     # ---- run ---------------------------------------------------------------------------
 
@@ -170,7 +166,7 @@ class TaskWorkflow:
                 self._narrator.complete(response.output_text)
                 return
             for call in response.tool_calls:
-                await self._run_tool(call)
+                await self._tools.run(call)
             self._record(read_model.state_record(self._run, workflow.now()))
             if self._run.pending_question is not None:
                 await self._wait_for_reply()
@@ -183,7 +179,7 @@ class TaskWorkflow:
         if assembled.compact and await self._compactor.compact(self._assemble_input()):
             assembled = await self._assemble()
         request = assembled.request
-        self._offered = {tool.name: tool for tool in request.tools}
+        self._tools.offered = {tool.name: tool for tool in request.tools}
 
         def attempt_once(attempt: int) -> Awaitable[LLMResponse]:
             return workflow.execute_activity_method(
@@ -221,59 +217,6 @@ class TaskWorkflow:
             start_to_close_timeout=_SHORT,
             retry_policy=_RETRY,
         )
-
-    async def _run_tool(self, call: ToolCall) -> None:
-        loaded = tuple(s.name for s in self._run.loaded_skills)
-
-        offered = self._offered.get(call.name)
-
-        def attempt_once(attempt: int) -> Awaitable[ToolOutcome]:
-            return workflow.execute_activity_method(
-                TaskActivities.invoke_tool,
-                InvokeToolInput(
-                    task_id=self._start.task_id,
-                    call=call,
-                    loaded_skills=loaded,
-                    attempt=attempt,
-                    iteration=self._run.llm_calls,
-                ),
-                start_to_close_timeout=_LONG,
-                heartbeat_timeout=self._start.retries.heartbeat_timeout,
-                retry_policy=_ONE_ATTEMPT,
-            )
-
-        safe = offered is None or offered.idempotency is Idempotency.IDEMPOTENT
-        policy = self._start.retries.for_activity("invoke_tool") if safe else NOT_IDEMPOTENT_POLICY
-        try:
-            outcome = await self._attempts.run("invoke_tool", policy, attempt_once)
-        except ActivityError as error:
-            if safe or self._cancel_requested:
-                raise
-            # Running it again could repeat its side effect: the model hears why instead.
-            text = (
-                f"{ToolNotRetriedError.code}: {call.name} failed and is not retried: {error.cause}"
-            )
-            outcome = ToolOutcome(
-                result=ToolResult(call_id=call.call_id, name=call.name, text=text, is_error=True)
-            )
-        result: ToolResult | None = outcome.result
-        if outcome.command is not None and outcome.command.kind in _DELEGATION:
-            result = await self._delegation.apply(outcome.command)
-        elif outcome.command is not None:
-            plan = self._run.plan
-            result = self._commands.apply(outcome.command)
-            if self._run.plan is not plan:
-                self._run.plan_revision += 1
-                self._record(read_model.plan_record(self._run, workflow.now()))
-        if result is not None:
-            self._run.conversation.append(
-                ToolResultItem(
-                    call_id=result.call_id,
-                    name=result.name,
-                    text=result.text,
-                    is_error=result.is_error,
-                )
-            )
 
     def _take_notes(self) -> None:
         """Sub-task news goes into the conversation before the next model call."""
