@@ -82,6 +82,7 @@ async def running_harness(
     history_event_bound: int = 10_000,
     plugins: Sequence[Path] = (),
     retries: RetryPolicies | None = None,
+    max_model_calls: int = 100,
     llm: LLM | None = None,
     heartbeat: HeartbeatConfig | None = None,
 ) -> AsyncIterator[RunningHarness]:
@@ -96,6 +97,7 @@ async def running_harness(
         store=store,
         history_event_bound=history_event_bound,
         retries=retries,
+        max_model_calls=max_model_calls,
     )
     port = free_port()
     url = f"http://127.0.0.1:{port}"

@@ -213,6 +213,14 @@ class StoreConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=T
     """SQLite file; None means ``<data_dir>/tiny-harness.sqlite3`` (see `Settings.store_path`)."""
 
 
+class LoopConfig(BaseModel, extra="forbid", frozen=True):
+    """Bounds of one task's agent loop."""
+
+    max_model_calls: int = Field(default=100, ge=1)
+    """A task whose model has been called this often without finishing fails, saying so: a
+    model that never stops calling tools cannot run (and bill) forever."""
+
+
 class HeartbeatConfig(BaseModel, extra="forbid", frozen=True):
     """The `tiny-harness-heartbeat` schedule: whether the server creates it, how often."""
 
@@ -246,6 +254,7 @@ class Settings(BaseSettings):
     server: ServerConfig = ServerConfig()
     model: ModelConfig = ModelConfig()
     store: StoreConfig = StoreConfig()
+    loop: LoopConfig = LoopConfig()
     context: ContextBudget = ContextBudget()
     """The input-token budget of a turn and the share of it at which compaction starts."""
     heartbeat: HeartbeatConfig = HeartbeatConfig()

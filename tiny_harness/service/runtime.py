@@ -168,7 +168,11 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     logger.info("worker: task queue %s", task_queue)
     monitor = await _heartbeat(settings, connection)
     gateway = TaskGateway(
-        connection.client, task_queue=task_queue, store=store, retries=settings.retries
+        connection.client,
+        task_queue=task_queue,
+        store=store,
+        retries=settings.retries,
+        max_model_calls=settings.loop.max_model_calls,
     )
     app = create_app(
         gateway,

@@ -9,7 +9,14 @@ from a2a.helpers import get_message_text
 from a2a.types import CancelTaskRequest, GetTaskRequest, SubscribeToTaskRequest, TaskState
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from tests.support import collect, running_harness, send_request, states, user_message
+from tests.support import (
+    collect,
+    llm_requests,
+    running_harness,
+    send_request,
+    states,
+    user_message,
+)
 from tiny_harness.service.durable.task_log import MAX_PARKED
 
 SLOW = "turns:\n  - text: too late\n    delay_seconds: 30\n"
@@ -119,3 +126,27 @@ async def test_more_readers_than_parked_watches_all_see_the_end(
             *(collect(c.subscribe(SubscribeToTaskRequest(id=task_id))) for c in clients)
         )
     assert all(states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"] for replay in replays)
+
+
+async def test_a_model_that_never_finishes_is_stopped_at_the_call_limit(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    endless = "turns:\n" + "".join(
+        f"  - tool_calls: [{{name: create_plan, arguments: {{steps: [{{name: try {n}}}]}}}}]\n"
+        for n in range(10)
+    )
+    async with running_harness(temporal_client, tmp_path, endless, max_model_calls=3) as harness:
+        client = await harness.client()
+        events = await collect(client.send_message(send_request("go")))
+        task_id = events[0].task.id
+        await temporal_client.get_workflow_handle(task_id).result()
+        task = await client.get_task(GetTaskRequest(id=task_id))
+        calls = await llm_requests(temporal_client, task_id)
+
+    assert states(events)[-1] == "TASK_STATE_FAILED"
+    assert len(calls) == 3
+    reason = get_message_text(task.status.message)
+    assert "called 3 times without finishing" in reason
+    assert "loop.max_model_calls" in reason
+    # Nothing is lost: the history still holds the request that started it all.
+    assert get_message_text(task.history[0]) == "go"

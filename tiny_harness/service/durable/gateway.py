@@ -64,12 +64,14 @@ class TaskGateway:
         store: Store,
         history_event_bound: int = 10_000,
         retries: RetryPolicies | None = None,
+        max_model_calls: int = 100,
     ) -> None:
         self._client = client
         self._task_queue = task_queue
         self._store = store
         self._history_event_bound = history_event_bound
         self._retries = retries or RetryPolicies()
+        self._max_model_calls = max_model_calls
 
     @property
     def store(self) -> Store:
@@ -85,6 +87,7 @@ class TaskGateway:
                 context_id=context_id,
                 history_event_bound=self._history_event_bound,
                 retries=self._retries,
+                max_model_calls=self._max_model_calls,
             ),
             id=task_id,
             task_queue=self._task_queue,

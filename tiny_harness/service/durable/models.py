@@ -93,6 +93,8 @@ class TaskStart(BaseModel, frozen=True):
     context_id: str
     history_event_bound: int = Field(default=10_000, ge=100)
     retries: RetryPolicies = RetryPolicies()
+    max_model_calls: int = Field(default=100, ge=1)
+    """The task fails once its model has been called this often without finishing."""
     carried: TaskRun | None = None
 
 

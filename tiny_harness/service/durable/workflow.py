@@ -153,6 +153,13 @@ class TaskWorkflow:
             if self._should_roll_over():
                 await self._roll_over()
             self._take_notes()
+            if self._run.llm_calls >= self._start.max_model_calls:
+                self._narrator.fail(
+                    f"The model was called {self._run.llm_calls} times without finishing the "
+                    f"task (the limit is loop.max_model_calls = {self._start.max_model_calls})."
+                )
+                await self._delegation.cancel_all()
+                return
             response = await self._call_llm()
             if not response.tool_calls and self._delegation.unresolved:
                 # The task cannot complete before its sub-tasks: wait for news of them.
@@ -290,6 +297,7 @@ class TaskWorkflow:
                 context_id=self._start.context_id,
                 history_event_bound=self._start.history_event_bound,
                 retries=self._start.retries,
+                max_model_calls=self._start.max_model_calls,
                 carried=self._run,
             )
         )
