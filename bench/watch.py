@@ -71,10 +71,8 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client as TemporalClient
 from temporalio.service import RPCError, RPCStatusCode
 
-from tiny_harness.config import RemoteAgentSpec, TemporalConfig
-from tiny_harness.harness.agents.remote import RemoteAgent
+from tiny_harness.config import TemporalConfig
 from tiny_harness.harness.agents.turns import RemoteTurn
-from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.durable.remote_models import SubtaskUpdate
 from tiny_harness.service.durable.remote_workflow import SUBTASK_CHANGED_SIGNAL
@@ -85,7 +83,7 @@ from tiny_harness.service.durable.temporal import connect
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests import support
 from tests.harness.agents.plain_agent import Call, PlainAgent, plain_agent, plain_card
-from tests.support import RunningHarness, running_harness, send_request
+from tests.support import RunningHarness, delegating_to, running_harness, send_request
 
 Mode = Literal["push", "follow"]
 
@@ -214,10 +212,7 @@ async def opened(mode: Mode, temporal: TemporalClient, data_dir: Path) -> AsyncI
             parent = await stack.enter_async_context(
                 running_harness(temporal, data_dir / mode, PARENT)
             )
-        spec = RemoteAgentSpec.model_validate({"id": "plain", "url": remote.url})
-        agent = await RemoteAgent.connect(spec)
-        stack.push_async_callback(agent.aclose)
-        await parent.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
+        await stack.enter_async_context(delegating_to(parent, "plain", remote.url))
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=30, trust_env=False))
         config = ClientConfig(streaming=False, httpx_client=http)
         user_client = await ClientFactory(config).create_from_url(remote.url)

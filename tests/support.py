@@ -19,9 +19,12 @@ from a2a.helpers import new_text_message
 from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskState
 from temporalio.client import Client
 
-from tiny_harness.config import HeartbeatConfig
+from tiny_harness.config import HeartbeatConfig, RemoteAgentSpec
+from tiny_harness.harness.agents.remote import RemoteAgent
+from tiny_harness.harness.agents.roster import render_roster
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.core.retry import RetryPolicies
+from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.models.llm import LLM, LLMRequest
 from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
 from tiny_harness.harness.persistence.retention import RetentionConfig
@@ -137,6 +140,22 @@ async def running_harness(
     finally:
         await harness.close()
         await store.close()
+
+
+@asynccontextmanager
+async def delegating_to(
+    running: RunningHarness, agent_id: str, url: str, *, updates: str = "auto"
+) -> AsyncIterator[RemoteAgent]:
+    """Register the A2A agent at `url` on `running`'s harness as `agent_id` (in its
+    registry and its roster), as the server does with an `[[agents]]` entry."""
+    spec = RemoteAgentSpec.model_validate({"id": agent_id, "url": url, "updates": updates})
+    agent = await RemoteAgent.connect(spec)
+    await running.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
+    running.harness.roster = render_roster([agent])
+    try:
+        yield agent
+    finally:
+        await agent.aclose()
 
 
 def user_message(text: str, *, task_id: str = "", context_id: str = "") -> Message:

@@ -20,16 +20,13 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from tests.support import (
     RunningHarness,
     collect,
+    delegating_to,
     llm_requests,
     running_harness,
     send_request,
     states,
 )
-from tiny_harness.config import RemoteAgentSpec
-from tiny_harness.harness.agents.remote import RemoteAgent
-from tiny_harness.harness.agents.roster import render_roster
 from tiny_harness.harness.agents.turns import RemoteTurn
-from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.models.llm import ToolResultItem
 
 CHILD = """
@@ -61,15 +58,9 @@ async def delegating(
     async with (
         running_harness(temporal, tmp_path / "child", CHILD) as child,
         running_harness(temporal, tmp_path / "parent", parent_script) as parent,
+        delegating_to(parent, "child", child.url, updates=updates),
     ):
-        spec = RemoteAgentSpec.model_validate({"id": "child", "url": child.url, "updates": updates})
-        agent = await RemoteAgent.connect(spec)
-        await parent.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
-        parent.harness.roster = render_roster([agent])
-        try:
-            yield parent, child
-        finally:
-            await agent.aclose()
+        yield parent, child
 
 
 async def eventually_parked(parent: RunningHarness, task_id: str) -> None:
@@ -199,26 +190,17 @@ async def test_a_long_delegation_rolls_the_stand_in_over_and_loses_nothing(
         running_harness(
             temporal_client, tmp_path / "parent", parent_script, history_event_bound=100
         ) as parent,
+        delegating_to(parent, "child", child.url, updates="follow"),
     ):
-        spec = RemoteAgentSpec.model_validate(
-            {"id": "child", "url": child.url, "updates": "follow"}
-        )
-        agent = await RemoteAgent.connect(spec)
-        await parent.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
-        try:
-            events = await collect((await parent.client()).send_message(send_request("quiz")))
-            task_id = events[0].task.id
-            stand_in = f"{task_id}.sub-1"
-            final = await temporal_client.get_workflow_handle(
-                stand_in, result_type=RemoteTurn
-            ).result()
-            runs = [
-                wf.run_id async for wf in temporal_client.list_workflows(f'WorkflowId="{stand_in}"')
-            ]
-            remote = await (await child.client()).get_task(GetTaskRequest(id=final.remote_task_id))
-            child_tasks = await child.workflow_ids()
-        finally:
-            await agent.aclose()
+        events = await collect((await parent.client()).send_message(send_request("quiz")))
+        task_id = events[0].task.id
+        stand_in = f"{task_id}.sub-1"
+        final = await temporal_client.get_workflow_handle(stand_in, result_type=RemoteTurn).result()
+        runs = [
+            wf.run_id async for wf in temporal_client.list_workflows(f'WorkflowId="{stand_in}"')
+        ]
+        remote = await (await child.client()).get_task(GetTaskRequest(id=final.remote_task_id))
+        child_tasks = await child.workflow_ids()
 
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
     assert final.state == TaskState.TASK_STATE_COMPLETED

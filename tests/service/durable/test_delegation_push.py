@@ -26,15 +26,13 @@ from tests.harness.agents.plain_agent import PlainAgent, plain_agent, plain_card
 from tests.support import (
     RunningHarness,
     collect,
+    delegating_to,
     llm_requests,
     running_harness,
     send_request,
     user_message,
 )
-from tiny_harness.config import RemoteAgentSpec
-from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.turns import RemoteTurn
-from tiny_harness.harness.entities import RegistryEntry
 
 PARENT = """
 turns:
@@ -56,14 +54,9 @@ async def pushing(
     async with (
         plain_agent(push_store=push, push_sender=push, card=card) as remote,  # type: ignore[arg-type]
         running_harness(temporal, tmp_path, PARENT) as parent,
+        delegating_to(parent, "plain", remote.url),
     ):
-        spec = RemoteAgentSpec.model_validate({"id": "plain", "url": remote.url})
-        agent = await RemoteAgent.connect(spec)
-        await parent.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
-        try:
-            yield parent, remote
-        finally:
-            await agent.aclose()
+        yield parent, remote
 
 
 async def until[T](probe: Callable[[], T | None], what: str) -> T:
@@ -202,41 +195,36 @@ async def test_a_push_ahead_of_the_remote_read_is_settled_by_the_rechecks(
         # A push store but no sender: the only push is the one this test rings.
         plain_agent(push_store=True, card=card) as remote,  # type: ignore[arg-type]
         running_harness(temporal_client, tmp_path, RECHECK_PARENT) as parent,
+        delegating_to(parent, "plain", remote.url),
     ):
-        spec = RemoteAgentSpec.model_validate({"id": "plain", "url": remote.url})
-        agent = await RemoteAgent.connect(spec)
-        await parent.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
-        try:
-            client = await parent.client()
-            running = asyncio.create_task(collect(client.send_message(send_request("start"))))
-            await until(lambda: remote.rpc_calls("CreateTaskPushNotificationConfig"), "push")
-            stand_in = next(i for i in await parent.workflow_ids() if ".sub-" in i)
-            await completed_activities(temporal_client, stand_in, at_least=3)
-            parked = await temporal_client.get_workflow_handle(stand_in).query(
-                "turn", result_type=RemoteTurn
-            )
-            body = {
-                "statusUpdate": {
-                    "taskId": parked.remote_task_id,
-                    "status": {"state": "TASK_STATE_COMPLETED"},
-                }
+        client = await parent.client()
+        running = asyncio.create_task(collect(client.send_message(send_request("start"))))
+        await until(lambda: remote.rpc_calls("CreateTaskPushNotificationConfig"), "push")
+        stand_in = next(i for i in await parent.workflow_ids() if ".sub-" in i)
+        await completed_activities(temporal_client, stand_in, at_least=3)
+        parked = await temporal_client.get_workflow_handle(stand_in).query(
+            "turn", result_type=RemoteTurn
+        )
+        body = {
+            "statusUpdate": {
+                "taskId": parked.remote_task_id,
+                "status": {"state": "TASK_STATE_COMPLETED"},
             }
-            reads_before = len(remote.rpc_calls("GetTask"))
-            rung = await parent.http.post(
-                f"{parent.url}/a2a/push/{stand_in}",
-                json=body,
-                headers={"X-A2A-Notification-Token": registered_token(remote)},
-            )
-            await until(lambda: len(remote.rpc_calls("GetTask")) > reads_before, "the first read")
-            await reply_remotely(remote, parked.remote_task_id, "blue")
-            final = await asyncio.wait_for(
-                temporal_client.get_workflow_handle(stand_in, result_type=RemoteTurn).result(),
-                15,
-            )
-            events = await asyncio.wait_for(running, 15)
-            reads = len(remote.rpc_calls("GetTask")) - reads_before
-        finally:
-            await agent.aclose()
+        }
+        reads_before = len(remote.rpc_calls("GetTask"))
+        rung = await parent.http.post(
+            f"{parent.url}/a2a/push/{stand_in}",
+            json=body,
+            headers={"X-A2A-Notification-Token": registered_token(remote)},
+        )
+        await until(lambda: len(remote.rpc_calls("GetTask")) > reads_before, "the first read")
+        await reply_remotely(remote, parked.remote_task_id, "blue")
+        final = await asyncio.wait_for(
+            temporal_client.get_workflow_handle(stand_in, result_type=RemoteTurn).result(),
+            15,
+        )
+        events = await asyncio.wait_for(running, 15)
+        reads = len(remote.rpc_calls("GetTask")) - reads_before
 
     assert rung.status_code == 204
     assert final.state == TaskState.TASK_STATE_COMPLETED
@@ -275,19 +263,14 @@ async def test_a_sub_task_asking_for_authorisation_is_told_and_answered(
     async with (
         plain_agent() as remote,
         running_harness(temporal_client, tmp_path, AUTH_PARENT) as parent,
+        delegating_to(parent, "plain", remote.url),
     ):
-        spec = RemoteAgentSpec.model_validate({"id": "plain", "url": remote.url})
-        agent = await RemoteAgent.connect(spec)
-        await parent.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
-        try:
-            events = await collect((await parent.client()).send_message(send_request("start")))
-            task_id = events[0].task.id
-            final = await temporal_client.get_workflow_handle(
-                f"{task_id}.sub-1", result_type=RemoteTurn
-            ).result()
-            requests = await llm_requests(temporal_client, task_id)
-        finally:
-            await agent.aclose()
+        events = await collect((await parent.client()).send_message(send_request("start")))
+        task_id = events[0].task.id
+        final = await temporal_client.get_workflow_handle(
+            f"{task_id}.sub-1", result_type=RemoteTurn
+        ).result()
+        requests = await llm_requests(temporal_client, task_id)
 
     assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
     assert (final.state, final.text) == (TaskState.TASK_STATE_COMPLETED, "echo: consent")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from tiny_harness.errors import AgentError, ToolArgumentError
 from tiny_harness.harness.agents.agent import Agent
@@ -24,6 +24,7 @@ from tiny_harness.harness.tools.definition import (
     ToolResult,
     WorkflowCommand,
 )
+from tiny_harness.harness.tools.intrinsics import parse_arguments
 from tiny_harness.harness.tools.tool import Tool, tool_ref
 
 type AgentLookup = Callable[[str], Awaitable[Agent]]
@@ -64,7 +65,7 @@ class SpawnSubtaskTool(Tool):
 
     async def invoke(self, call: ToolCall) -> WorkflowCommand:
         """The `spawn_subtask` command; `agent.unknown` when the agent is not registered."""
-        args = _validated(SpawnSubtaskArgs, call)
+        args = parse_arguments(SpawnSubtaskArgs, call)
         try:
             agent = await self._lookup(args.agent)
         except AgentError as error:
@@ -94,7 +95,7 @@ class ReplySubtaskTool(Tool):
 
     async def invoke(self, call: ToolCall) -> WorkflowCommand:
         """The `reply_subtask` command (the workflow checks the sub-task waits)."""
-        args = _validated(ReplySubtaskArgs, call)
+        args = parse_arguments(ReplySubtaskArgs, call)
         text = f"Reply sent to sub-task {args.subtask_id}."
         return WorkflowCommand(
             kind="reply_subtask",
@@ -107,14 +108,3 @@ class ReplySubtaskTool(Tool):
 def delegation_tools(lookup: AgentLookup) -> tuple[Tool, ...]:
     """Both delegation intrinsics, looking agents up with `lookup`."""
     return (SpawnSubtaskTool(lookup), ReplySubtaskTool())
-
-
-def _validated[M: BaseModel](model: type[M], call: ToolCall) -> M:
-    try:
-        return model.model_validate(call.arguments)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-            for e in error.errors()
-        )
-        raise ToolArgumentError(f"{call.name}: {problems}") from error

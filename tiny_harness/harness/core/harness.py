@@ -20,9 +20,9 @@ from tiny_harness.errors import (
     RegistryError,
     ToolError,
     ToolNotFoundError,
-    UnknownAgentError,
 )
 from tiny_harness.harness.agents.agent import Agent
+from tiny_harness.harness.agents.roster import unknown_agent
 from tiny_harness.harness.core.context import ContextBudget
 from tiny_harness.harness.entities import EntityKind, EntityRef, Registry, RegistryEntry
 from tiny_harness.harness.hooks import HookManager, Providers
@@ -74,10 +74,7 @@ class Harness:
         try:
             return await self.registry.get(EntityRef(kind=EntityKind.AGENT, id=agent_id), Agent)
         except EntityNotFoundError:
-            known = ", ".join(self.agent_ids()) or "none"
-            raise UnknownAgentError(
-                f"no agent {agent_id!r}; registered agents: {known}", agent=agent_id
-            ) from None
+            raise unknown_agent(agent_id, self.agent_ids()) from None
 
     def agent_ids(self) -> tuple[str, ...]:
         """The ids of every registered agent, sorted."""

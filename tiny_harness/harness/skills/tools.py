@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from tiny_harness.errors import SkillError, ToolArgumentError, ToolError
 from tiny_harness.harness.skills.catalog import (
@@ -37,6 +37,7 @@ from tiny_harness.harness.tools.definition import (
     ToolResult,
     WorkflowCommand,
 )
+from tiny_harness.harness.tools.intrinsics import parse_arguments
 from tiny_harness.harness.tools.tool import Tool, tool_ref
 
 type ToolOpener = Callable[[Skill], Awaitable[tuple[ToolDefinition, ...]]]
@@ -61,7 +62,7 @@ class SkillTool(Tool):
 
     async def invoke(self, call: ToolCall) -> ToolResult | WorkflowCommand:
         """Answer the call; an unknown skill or a refused path is a `ToolError`."""
-        args = _validated(self._args, call)
+        args = parse_arguments(self._args, call)
         try:
             return await self._answer(call, args)
         except SkillError as error:
@@ -103,17 +104,6 @@ class SkillTool(Tool):
 def skill_tools(catalog: SkillCatalog, open_tools: ToolOpener) -> tuple[SkillTool, ...]:
     """All five skill intrinsics."""
     return tuple(SkillTool(spec.name, catalog, open_tools) for spec in SKILL_TOOL_SPECS)
-
-
-def _validated(model: type[BaseModel], call: ToolCall) -> BaseModel:
-    try:
-        return model.model_validate(call.arguments)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-            for e in error.errors()
-        )
-        raise ToolArgumentError(f"{call.name}: {problems}") from error
 
 
 def _result(call: ToolCall, text: str) -> ToolResult:

@@ -131,11 +131,7 @@ class IntrinsicTool[A: BaseModel](Tool):
 
     def command(self, call: ToolCall) -> WorkflowCommand:
         """Validate `call` and build its command; raises `ToolArgumentError`."""
-        try:
-            args = self._args.model_validate(call.arguments)
-        except ValidationError as error:
-            raise ToolArgumentError(f"{call.name}: {_summarise(error)}") from error
-        return self._build(call, args)
+        return self._build(call, parse_arguments(self._args, call))
 
     async def invoke(self, call: ToolCall) -> WorkflowCommand:
         """The command for `call`."""
@@ -188,6 +184,15 @@ def invoke_intrinsic(call: ToolCall) -> WorkflowCommand:
     if tool is None:
         raise ToolNotFoundError(f"no tool named {call.name!r}")
     return tool.command(call)
+
+
+def parse_arguments[M: BaseModel](model: type[M], call: ToolCall) -> M:
+    """`call`'s arguments as `model`; `ToolArgumentError` naming each problem otherwise.
+    Every intrinsic (plans, skills, delegation) reads its arguments through here."""
+    try:
+        return model.model_validate(call.arguments)
+    except ValidationError as error:
+        raise ToolArgumentError(f"{call.name}: {_summarise(error)}") from error
 
 
 def _summarise(error: ValidationError) -> str:

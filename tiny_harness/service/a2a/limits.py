@@ -8,12 +8,38 @@ HTTP+JSON: status 413 with an A2A error body) and the route never sees the reque
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 from a2a.utils.errors import InvalidRequestError
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tiny_harness.service.a2a.card import REST_PATH
+
+
+async def read_capped(
+    scope: Scope, receive: Receive, max_bytes: int
+) -> bytes | Literal["too large", "gone"]:
+    """The request's whole body, unless it passes `max_bytes` ("too large": refused from
+    Content-Length before anything is read, or as soon as the chunks read pass it) or the
+    client leaves first ("gone")."""
+    declared = _content_length(scope)
+    if declared is not None and declared > max_bytes:
+        return "too large"
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return "gone"
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > max_bytes:
+            return "too large"
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    return b"".join(chunks)
 
 
 class BodyLimitMiddleware:
@@ -27,25 +53,13 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = _content_length(scope)
-        if declared is not None and declared > self.max_bytes:
+        body = await read_capped(scope, receive, self.max_bytes)
+        if body == "gone":
+            return
+        if body == "too large":
             await self._refuse(scope)(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await self._refuse(scope)(scope, receive, send)
-                return
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        await self.app(scope, _replay(b"".join(chunks), receive), send)
+        await self.app(scope, replay_body(body, receive), send)
 
     def _refuse(self, scope: Scope) -> Response:
         text = f"Payload too large: the limit is {self.max_bytes} bytes"
@@ -71,7 +85,8 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay_body(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands the app `body` (already read) once, then defers to `receive`."""
     sent = False
 
     async def replay() -> Message:

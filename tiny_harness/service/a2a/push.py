@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from temporalio.client import Client
 
 # The general body limit's own helpers: a push is read the same way, only to a smaller limit.
-from tiny_harness.service.a2a.limits import _content_length, _replay
+from tiny_harness.service.a2a.limits import read_capped, replay_body
 
 logger = logging.getLogger(__name__)
 
@@ -160,25 +160,13 @@ class PushBodyLimit:
             await self.app(scope, receive, send)
             return
         task_id = path.removeprefix(_PUSH_PREFIX)
-        declared = _content_length(scope)
-        if declared is not None and declared > self.max_bytes:
+        body = await read_capped(scope, receive, self.max_bytes)
+        if body == "gone":
+            return
+        if body == "too large":
             await self._refuse(task_id)(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await self._refuse(task_id)(scope, receive, send)
-                return
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        await self.app(scope, _replay(b"".join(chunks), receive), send)
+        await self.app(scope, replay_body(body, receive), send)
 
     def _refuse(self, task_id: str) -> Response:
         _refused(task_id, "oversized", 413)
