@@ -6,10 +6,12 @@ tests never see each other's tasks.
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -27,6 +29,7 @@ from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.models.llm import LLM, LLMRequest
 from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
+from tiny_harness.harness.persistence.push_configs import PushConfigStore
 from tiny_harness.harness.persistence.retention import RetentionConfig
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.plugins.install import Installation, build_harness
@@ -40,8 +43,16 @@ from tiny_harness.service.durable.worker import build_worker
 from tiny_harness.service.heartbeat import HeartbeatMonitor
 from tiny_harness.service.heartbeat_activities import HeartbeatActivities
 from tiny_harness.service.http import HttpServer, free_port
+from tiny_harness.service.notifications.outbound import open_outbound
 
 BINDINGS = ("JSONRPC", "HTTP+JSON")
+
+ASKS_WHICH_SIZE = """
+turns:
+  - tool_calls: [{name: ask_participant, arguments: {question: "Which size?"}}]
+  - text: "Size noted: the shirt is ordered."
+"""
+"""A script whose task asks one question (INPUT_REQUIRED), then completes on the reply."""
 
 
 @dataclass
@@ -56,6 +67,7 @@ class RunningHarness:
     http: httpx.AsyncClient
     harness: Harness
     installation: Installation
+    push_configs: PushConfigStore
 
     async def client(self, binding: str = "JSONRPC", *, streaming: bool = True) -> A2AClient:
         config = ClientConfig(
@@ -88,9 +100,12 @@ async def running_harness(
     max_model_calls: int = 100,
     llm: LLM | None = None,
     heartbeat: HeartbeatConfig | None = None,
+    push_allow: tuple[str, ...] = ("127.0.0.1",),
+    push_window: timedelta = timedelta(minutes=5),
 ) -> AsyncIterator[RunningHarness]:
     """With `heartbeat`, the worker also runs the heartbeat and `/_monitor` reads the
-    schedule `heartbeat.schedule_id` (which the test creates and deletes)."""
+    schedule `heartbeat.schedule_id` (which the test creates and deletes). Clients' push
+    receivers may be at `push_allow` (loopback by default, so tests can receive pushes)."""
     task_queue = f"test-{uuid.uuid4()}"
     store = SqliteStore(tmp_path / f"{task_queue}.sqlite3")
     llm = llm or ScriptedLLM(script(script_text), name="test")
@@ -105,40 +120,51 @@ async def running_harness(
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     monitor = HeartbeatMonitor(temporal, schedule_id=heartbeat.schedule_id) if heartbeat else None
-    app = create_app(
-        gateway,
-        build_agent_card(url, model="scripted test model"),
-        max_request_bytes=max_request_bytes,
-        monitor=monitor,
-        push=PushReceiver(temporal),
-    )
+    push_configs = PushConfigStore(tmp_path / f"{task_queue}.sqlite3", os.urandom(32))
     harness, installation = await build_harness(
         llm=llm, store=store, plugins=plugins, data_dir=tmp_path / "data"
     )
-    activities = TaskActivities(harness)
     beats = (
         HeartbeatActivities(temporal, harness, task_queue=task_queue, retention=RetentionConfig())
         if heartbeat
         else None
     )
-    worker = build_worker(
-        temporal,
-        task_queue=task_queue,
-        activities=activities,
-        heartbeat=beats,
-        push_base_url=url,
-    )
     try:
-        async with (
-            httpx.AsyncClient(timeout=30) as http,
-            worker,
-            HttpServer(app, host="127.0.0.1", port=port),
-        ):
+        async with AsyncExitStack() as stack:
+            outbound = await open_outbound(
+                temporal,
+                gateway,
+                push_configs,
+                stack,
+                task_queue=task_queue,
+                allow=push_allow,
+                window=push_window,
+            )
+            app = create_app(
+                gateway,
+                build_agent_card(url, model="scripted test model", push=True),
+                max_request_bytes=max_request_bytes,
+                monitor=monitor,
+                push=PushReceiver(temporal),
+                outbound=outbound.registrations,
+            )
+            worker = build_worker(
+                temporal,
+                task_queue=task_queue,
+                activities=TaskActivities(harness),
+                heartbeat=beats,
+                push_base_url=url,
+                push=outbound.activities,
+            )
+            http = await stack.enter_async_context(httpx.AsyncClient(timeout=30))
+            await stack.enter_async_context(worker)
+            await stack.enter_async_context(HttpServer(app, host="127.0.0.1", port=port))
             yield RunningHarness(
-                url, task_queue, store, gateway, temporal, http, harness, installation
+                url, task_queue, store, gateway, temporal, http, harness, installation, push_configs
             )
     finally:
         await harness.close()
+        await push_configs.close()
         await store.close()
 
 

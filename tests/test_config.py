@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from datetime import timedelta
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from tiny_harness.config import (
     SECRET_FIELDS,
+    PushSettings,
     ServerConfig,
     Settings,
     StoreConfig,
@@ -298,8 +300,9 @@ def test_first_of_several_bad_values_is_named_and_all_are_listed() -> None:
 
 @pytest.mark.parametrize("key", sorted(SECRET_FIELDS))
 def test_secret_in_toml_is_refused_without_echoing_the_value(tmp_path: Path, key: str) -> None:
-    section, field = key.split(".")
-    config = write_toml(tmp_path, f'[{section}]\n{field} = "{SECRET_VALUE}"\n')
+    *section, field = key.split(".")
+    table = f"[{section[0]}]\n" if section else ""
+    config = write_toml(tmp_path, f'{table}{field} = "{SECRET_VALUE}"\n')
 
     with pytest.raises(ConfigError) as caught:
         load_settings(config, environ={})
@@ -507,3 +510,140 @@ def test_a_duration_in_the_environment_may_be_plain_seconds() -> None:
 def test_a_duration_that_is_no_duration_is_refused_naming_the_variable() -> None:
     with pytest.raises(ConfigError, match="TINY_HARNESS_RETRIES__HEARTBEAT_TIMEOUT"):
         load_settings(environ={"TINY_HARNESS_RETRIES__HEARTBEAT_TIMEOUT": "soon"})
+
+
+# --- push notifications ----------------------------------------------------------------------
+
+PUSH_KEY_TEXT = base64.b64encode(b"k" * 32).decode()
+
+
+def test_push_defaults_are_no_allow_list_an_hour_and_ten_configs() -> None:
+    settings = load_settings(environ={})
+
+    assert settings.push == PushSettings()
+    assert settings.push.allow == ()
+    assert settings.push.delivery_window == timedelta(hours=1)
+    assert settings.push.max_configs_per_task == 10
+    assert settings.push_key is None
+
+
+def test_push_settings_come_from_the_environment() -> None:
+    settings = load_settings(
+        environ={
+            "TINY_HARNESS_PUSH__ALLOW": "LocalHost, 127.0.0.1,10.1.2.3/8 ,[::1],",
+            "TINY_HARNESS_PUSH__DELIVERY_WINDOW": "PT5M",
+            "TINY_HARNESS_PUSH__MAX_CONFIGS_PER_TASK": "3",
+        }
+    )
+
+    assert settings.push.allow == ("localhost", "127.0.0.1", "10.0.0.0/8", "::1")
+    assert settings.push.delivery_window == timedelta(minutes=5)
+    assert settings.push.max_configs_per_task == 3
+
+
+def test_push_allow_list_may_be_a_json_array_and_the_window_plain_seconds() -> None:
+    settings = load_settings(
+        environ={
+            "TINY_HARNESS_PUSH__ALLOW": '["receiver.test.", "fd00::/8"]',
+            "TINY_HARNESS_PUSH__DELIVERY_WINDOW": "90",
+        }
+    )
+
+    assert settings.push.allow == ("receiver.test", "fd00::/8")
+    assert settings.push.delivery_window == timedelta(seconds=90)
+
+
+def test_push_settings_come_from_the_toml_file(tmp_path: Path) -> None:
+    config = write_toml(
+        tmp_path,
+        """
+        [push]
+        allow = ["127.0.0.1", "192.168.0.0/16"]
+        delivery_window = "PT2H"
+        max_configs_per_task = 1
+        """,
+    )
+
+    settings = load_settings(config, environ={})
+
+    assert settings.push.allow == ("127.0.0.1", "192.168.0.0/16")
+    assert settings.push.delivery_window == timedelta(hours=2)
+    assert settings.push.max_configs_per_task == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("TINY_HARNESS_PUSH__ALLOW", "http://receiver.test/hook"),
+        ("TINY_HARNESS_PUSH__ALLOW", "10.0.0.0/33"),
+        ("TINY_HARNESS_PUSH__ALLOW", '["ok.test", 7]'),
+        ("TINY_HARNESS_PUSH__ALLOW", "[not json"),
+        ("TINY_HARNESS_PUSH__DELIVERY_WINDOW", "0"),
+        ("TINY_HARNESS_PUSH__DELIVERY_WINDOW", "soon"),
+        ("TINY_HARNESS_PUSH__MAX_CONFIGS_PER_TASK", "0"),
+    ],
+)
+def test_bad_push_setting_is_refused_naming_the_variable(name: str, value: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ={name: value})
+
+    assert caught.value.variable == name
+
+
+def test_bad_push_setting_in_toml_names_the_dotted_key(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, '[push]\nallow = ["under_score.test"]\n')
+
+    with pytest.raises(ConfigError, match="host names, IP addresses or CIDR") as caught:
+        load_settings(config, environ={})
+
+    assert caught.value.variable == "push.allow"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [PUSH_KEY_TEXT, base64.urlsafe_b64encode(b"\xfb" * 32).decode().rstrip("=")],
+    ids=["standard", "urlsafe-unpadded"],
+)
+def test_push_key_from_the_environment_is_accepted_and_hidden(text: str) -> None:
+    settings = load_settings(environ={"TINY_HARNESS_PUSH_KEY": text})
+
+    assert settings.push_key is not None
+    assert settings.push_key.get_secret_value() == text
+    assert text not in repr(settings)
+    assert text not in str(settings)
+    assert text not in settings.model_dump_json()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [base64.b64encode(SECRET_VALUE.encode()).decode(), SECRET_VALUE + "!"],
+    ids=["wrong-length", "not-base64"],
+)
+def test_bad_push_key_is_refused_without_echoing_it(text: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ={"TINY_HARNESS_PUSH_KEY": text})
+
+    error = caught.value
+    assert error.variable == "TINY_HARNESS_PUSH_KEY"
+    assert text not in str(error)
+    assert text not in repr(error)
+    assert SECRET_VALUE not in str(error)
+    assert error.__cause__ is None
+
+
+def test_push_key_in_the_toml_file_is_refused_without_echoing_it(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, f'push_key = "{PUSH_KEY_TEXT}"\n')
+
+    with pytest.raises(ConfigError, match="TINY_HARNESS_PUSH_KEY") as caught:
+        load_settings(config, environ={})
+
+    assert caught.value.variable == "push_key"
+    assert PUSH_KEY_TEXT not in str(caught.value)
+
+
+def test_push_key_in_an_override_is_refused_without_echoing_it() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(overrides={"push_key": PUSH_KEY_TEXT}, environ={})
+
+    assert caught.value.variable == "push_key"
+    assert PUSH_KEY_TEXT not in str(caught.value)

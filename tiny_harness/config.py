@@ -5,8 +5,8 @@
 1. ``overrides`` -- a flat mapping of dotted keys (``{"server.port": 9000}``), used by CLI flags;
 2. environment variables ``TINY_HARNESS_<SECTION>__<FIELD>`` (plus ``TINY_HARNESS_DATA_DIR`` and
    ``TINY_HARNESS_LOG_LEVEL``);
-3. a TOML file with the sections ``[temporal]``, ``[server]``, ``[model]``, ``[store]`` and the
-   top-level keys ``data_dir`` and ``log_level``;
+3. a TOML file with the sections ``[temporal]``, ``[server]``, ``[model]``, ``[store]``,
+   ``[push]`` (and the others below) and the top-level keys ``data_dir`` and ``log_level``;
 4. the defaults declared below.
 
 Remote agents the harness may delegate to are ``[[agents]]`` tables in the TOML file (one per
@@ -28,8 +28,10 @@ value's origin is known and can be named in an error.
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import json
 import os
+import re
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -54,6 +56,7 @@ from tiny_harness.harness.agents.agent import SELF_AGENT_ID, Updates
 from tiny_harness.harness.core.context import ContextBudget
 from tiny_harness.harness.core.duration import Duration
 from tiny_harness.harness.core.retry import RetryPolicies
+from tiny_harness.harness.persistence.push_key import decode_push_key
 from tiny_harness.harness.persistence.retention import RetentionConfig
 
 __all__ = [
@@ -61,6 +64,7 @@ __all__ = [
     "ENV_PREFIX",
     "SECRET_FIELDS",
     "ModelConfig",
+    "PushSettings",
     "RemoteAgentSpec",
     "ServerConfig",
     "Settings",
@@ -76,7 +80,7 @@ ENV_PREFIX: Final[str] = "TINY_HARNESS_"
 ENV_NESTED_DELIMITER: Final[str] = "__"
 """Separates the section from the field in an environment variable name."""
 
-SECRET_FIELDS: Final[frozenset[str]] = frozenset({"temporal.api_key", "model.api_key"})
+SECRET_FIELDS: Final[frozenset[str]] = frozenset({"temporal.api_key", "model.api_key", "push_key"})
 """Dotted keys that may only be set through the environment, never in the config file."""
 
 STORE_FILENAME: Final[str] = "tiny-harness.sqlite3"
@@ -231,6 +235,66 @@ class HeartbeatConfig(BaseModel, extra="forbid", frozen=True):
     share a namespace but not a task queue need different ids."""
 
 
+_HOST_NAME = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*")
+
+
+class PushSettings(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
+    """Push notifications to our own clients: which targets the outbound URL guard lets
+    through, how long a notification is retried, how many configs a task may have."""
+
+    allow: tuple[str, ...] = ()
+    """Host names, IP addresses or CIDR networks a push URL may target although they are
+    private, loopback or link-local, or reached over plain http: for development and tests
+    only. In the environment, a comma-separated list or a JSON array of strings. Normalised:
+    host names lower-cased without a trailing dot, addresses in their compressed form, networks
+    to their network address (``10.0.0.1/8`` is ``10.0.0.0/8``)."""
+    delivery_window: Annotated[Duration, Field(ge=timedelta(seconds=1))] = timedelta(hours=1)
+    """How long one notification is retried with backoff before it is dropped."""
+    max_configs_per_task: int = Field(default=10, ge=1)
+    """How many push configs one task may have; a new one beyond that is refused."""
+
+    @field_validator("allow", mode="before")
+    @classmethod
+    def _split_allow_list(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        if value.lstrip().startswith("["):
+            try:
+                parsed: object = json.loads(value)
+            except json.JSONDecodeError as error:
+                raise ValueError(
+                    "allow must be a comma-separated list or a JSON array of strings "
+                    f"(not valid JSON at line {error.lineno}, column {error.colno})"
+                ) from None
+            return parsed
+        return tuple(part for part in value.split(",") if part.strip())
+
+    @field_validator("allow")
+    @classmethod
+    def _allow_entries_are_hosts_or_networks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_allow_entry(entry) for entry in value)
+
+
+def _allow_entry(entry: str) -> str:
+    """`entry` normalised, or ValueError saying it is no host name, address or network."""
+    text = entry.strip().lower()
+    if text.startswith("[") and text.endswith("]"):  # a bracketed IPv6 address, as in URLs
+        text = text[1:-1]
+    try:
+        if "/" in text:
+            return str(ipaddress.ip_network(text, strict=False))
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        pass
+    name = text.removesuffix(".")
+    if len(name) <= 253 and _HOST_NAME.fullmatch(name):
+        return name
+    raise ValueError(
+        f"allow entries are host names, IP addresses or CIDR networks (10.0.0.0/8); "
+        f"{entry!r} is none of them"
+    )
+
+
 class Settings(BaseSettings):
     """The whole configuration. Build it with `load_settings`, not by calling the class.
 
@@ -270,6 +334,18 @@ class Settings(BaseSettings):
     """Remote agents the harness may delegate to, ids unique. In the TOML file, one
     `[[agents]]` table each; in the environment, `TINY_HARNESS_AGENTS` holds a JSON array of
     the same objects (`[{"id": "search", "url": "http://127.0.0.1:9000"}]`)."""
+    push: PushSettings = PushSettings()
+    push_key: SecretStr | None = None
+    """The 32-byte key (standard or urlsafe base64) sealing our clients' push-config tokens.
+    Secret: environment only (``TINY_HARNESS_PUSH_KEY``). None: generated into the data
+    directory with embedded Temporal, an error with an external one (see `push_key.py`)."""
+
+    @field_validator("push_key")
+    @classmethod
+    def _push_key_is_32_bytes_of_base64(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            decode_push_key(value.get_secret_value())  # its ValueError never quotes the key
+        return value
 
     @field_validator("agents", mode="before")
     @classmethod

@@ -46,6 +46,12 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     │   ├── UnknownAgentError            no agent of that id is registered
     │   ├── UnsupportedExtensionError    its card needs what the harness does not implement
     │   └── AgentUnavailableError        its card or a call to it failed (transport, A2A error)
+    ├── PushError                        a push-notification config or delivery cannot be done
+    │   ├── PushConfigError              a push config is malformed (CR/LF in a credential, …)
+    │   ├── PushConfigLimitError         the task has as many push configs as allowed
+    │   ├── PushUrlRefusedError(reason)  a push URL fails the guard (scheme, address, form)
+    │   └── PushKeyError                 a sealed push secret cannot be opened with this key
+    ├── TaskExtensionError               task extension data or an event envelope is invalid
     └── ProviderError(provider, status)  a call to a model provider failed (see subclasses)
         ├── RetryableProviderError       rate limit, 5xx, timeout or lost connection: try again
         ├── ProviderRequestError         the provider refused the request (other 4xx): final
@@ -463,3 +469,53 @@ class AgentUnavailableError(AgentError):
     transport or with an A2A error; the message names the failure's type, never a token."""
 
     code = "agent.unavailable"
+
+
+class PushError(TinyHarnessError):
+    """Raised when a push-notification config cannot be stored or a push cannot be sent
+    (see subclasses); the message never carries a token or a credential."""
+
+    code = "push_error"
+
+
+class PushConfigError(PushError):
+    """Raised when a client's push config is malformed: a token, scheme or credential with
+    a CR or LF (header injection), an empty URL, or a task id that does not match."""
+
+    code = "push.config_invalid"
+
+
+class PushConfigLimitError(PushError):
+    """Raised when a task already has `push.max_configs_per_task` configs and a new one
+    (not a replacement of an existing id) is added."""
+
+    code = "push.config_limit"
+
+
+class PushUrlRefusedError(PushError):
+    """Raised when a push URL fails the guard, when the config is created and again before
+    each delivery: not HTTPS, credentials in the URL, or a host resolving to a private,
+    loopback, link-local or otherwise non-public address that is not allow-listed.
+    `reason` is a short, fixed phrase safe to return to the client."""
+
+    code = "push.url_refused"
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class PushKeyError(PushError):
+    """Raised when a sealed push secret cannot be opened: the push key changed since it was
+    sealed, or the sealed value was altered or moved to another config."""
+
+    code = "push.key_mismatch"
+
+
+class TaskExtensionError(TinyHarnessError):
+    """Raised when a task's extension data (`Task.metadata` under the task extension's key)
+    or an event envelope in a message (a data part of the event media type) is present but
+    invalid. The message names where (the task, or the part's index) and the first problem,
+    never the values sent."""
+
+    code = "task_extension.invalid"

@@ -12,6 +12,10 @@ import httpx
 
 STARTUP_SECONDS = 30
 
+TEST_PUSH_KEY = "dGVzdC1wdXNoLWtleS0zMi1ieXRlcy1sb25nLW9rLi4="
+"""One push key (32 bytes, base64) for every process a test starts: with an external
+Temporal each process must be given the same key, as in a real deployment."""
+
 
 class ServeProcess:
     """One `python -m tiny_harness serve|worker` child, its log lines, and a clean stop."""
@@ -25,6 +29,7 @@ class ServeProcess:
         self.url = f"http://127.0.0.1:{port}"
         self.env = env
         self._env = {k: v for k, v in os.environ.items() if not k.startswith("TINY_HARNESS_")}
+        self._env["TINY_HARNESS_PUSH_KEY"] = TEST_PUSH_KEY
         self._env |= env
         self.lines: list[str] = []
         self._proc: asyncio.subprocess.Process | None = None

@@ -108,7 +108,8 @@ async def split_harness(
     )
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    app = create_app(gateway, build_agent_card(url, model="remote"), max_request_bytes=1 << 20)
+    card = build_agent_card(url, model="remote", push=False)
+    app = create_app(gateway, card, max_request_bytes=1 << 20)
     try:
         async with (
             HttpServer(app, host="127.0.0.1", port=port),

@@ -49,7 +49,7 @@ async def test_self_and_configured_agents_are_registered_and_a_bad_one_left_out(
                 ],
             }
         )
-        card = build_agent_card(settings.advertised_url, model="scripted")
+        card = build_agent_card(settings.advertised_url, model="scripted", push=True)
         with caplog.at_level(logging.INFO):
             await register_agents(harness, settings, card, stack)
         ids = harness.agent_ids()

@@ -161,7 +161,7 @@ async def test_worker_process_runs_the_tasks_of_a_server_without_a_worker(
     port = free_port()
     app = create_app(
         gateway,
-        build_agent_card(f"http://127.0.0.1:{port}", model="remote"),
+        build_agent_card(f"http://127.0.0.1:{port}", model="remote", push=False),
         max_request_bytes=1 << 20,
     )
     try:

@@ -21,6 +21,7 @@ from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.roster import render_roster
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.entities import RegistryEntry
+from tiny_harness.service.local_cards import LOCAL_CARDS
 
 logger = logging.getLogger(__name__)
 
@@ -36,8 +37,10 @@ async def register_agents(
     agents: list[Agent] = [me]
     own_urls = {settings.advertised_url, base}
     for spec in settings.agents:
-        # The server is not listening yet: an agent at our own address gets our card.
-        card = own_card if str(spec.url).rstrip("/") in own_urls else None
+        # The server is not listening yet: an agent at our own address gets our card, and
+        # one at another harness of this process gets the card that harness announced.
+        url = str(spec.url).rstrip("/")
+        card = own_card if url in own_urls else LOCAL_CARDS.card_at(url)
         try:
             agents.append(await RemoteAgent.connect(spec, card=card))
         except AgentError as error:

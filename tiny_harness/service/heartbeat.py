@@ -1,18 +1,21 @@
 """The heartbeat (R16): a Temporal schedule that takes the harness's pulse.
 
     schedule tiny-harness-heartbeat (every `interval`, overlap SKIP)
-      └─► HeartbeatWorkflow ─► monitor_snapshot  visibility ─► heartbeat.tick.pre hooks
+      └─► HeartbeatWorkflow ─► poll_channels     pull channels ─► replies to their tasks
+                            ─► monitor_snapshot  visibility ─► heartbeat.tick.pre hooks
                             ─► retention_sweep   store rows past their TTL
-                            ─► MonitorSnapshot   (the run's result)
+                            ─► MonitorSnapshot   (the run's result, with the poll's and
+                                                  the sweep's counts)
     GET /_monitor ─► HeartbeatMonitor ─► the schedule's recent runs ─► newest completed result
 
 A schedule rather than a process loop: it outlives any one server process, is visible in
 Temporal, and every process reads the same ticks. A failed tick is one failed workflow run
 (no retry policy on the workflow; its activities retry a bounded number of times) and the
-schedule fires the next on time. Polling pull channels is not yet a tick's work: channels
-arrive with issue 6.
+schedule fires the next on time. The channels are polled first, so the snapshot of the same
+tick already shows what their replies did to the tasks; a veto of the heartbeat.tick.pre
+hooks therefore fails the tick (and stops its sweep) after its deliveries went out.
 
-The workflow does no I/O: the tick's time is `workflow.now()`, passed to both activities.
+The workflow does no I/O: the tick's time is `workflow.now()`, passed to the activities.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.heartbeat_activities import (
         DEFAULT_LIST_LIMIT,
         HeartbeatActivities,
+        PollInput,
         SnapshotInput,
         SweepInput,
     )
@@ -80,14 +84,21 @@ class HeartbeatStart(BaseModel, frozen=True):
 
 @workflow.defn
 class HeartbeatWorkflow:
-    """One tick: snapshot (its hooks may veto the tick), then sweep; returns the snapshot
-    with what the sweep deleted. Fails, without retry, when either activity gives up."""
+    """One tick: poll the pull channels, snapshot (its hooks may veto the tick), then sweep;
+    returns the snapshot with what the poll and the sweep did. Fails, without retry, when
+    any activity gives up (a channel's own failure is counted, never fatal)."""
 
     @workflow.run
     async def run(self, start: HeartbeatStart) -> MonitorSnapshot:
         """Run the tick's activities in order; the snapshot is the result."""
         now = workflow.now()
         try:
+            polled = await workflow.execute_activity_method(
+                HeartbeatActivities.poll_channels,
+                PollInput(),
+                start_to_close_timeout=_ACTIVITY_TIMEOUT,
+                retry_policy=_ACTIVITY_RETRY,
+            )
             snapshot = await workflow.execute_activity_method(
                 HeartbeatActivities.monitor_snapshot,
                 SnapshotInput(taken_at=now, limit=start.limit),
@@ -106,7 +117,7 @@ class HeartbeatWorkflow:
             raise ApplicationError(
                 f"heartbeat tick failed: {reason}", type="HeartbeatTickFailed", non_retryable=True
             ) from error
-        return snapshot.model_copy(update={"swept": swept})
+        return snapshot.model_copy(update={"swept": swept, "channels": polled})
 
 
 def heartbeat_schedule(

@@ -1,30 +1,44 @@
 """The heartbeat's activities: everything a tick does that touches the world.
 
+    poll_channels     every pull channel's `poll()` -> each delivery sent to its task as a
+                      participant's reply (`TaskGateway.send`) -> ChannelCounts
     monitor_snapshot  visibility (running TaskWorkflows of the task queue) -> MonitorSnapshot,
                       through the heartbeat.tick.pre hooks
     retention_sweep   store rows past their time-to-live -> how many went, by kind
 
 Each takes one typed input model; the times in them come from the workflow (`workflow.now()`),
 so a tick's "now" is in its history. A hook's veto (`HookAbort`) fails `monitor_snapshot`
-without retry (`ApplicationError` type "HookAbort"), and with it the tick.
+without retry (`ApplicationError` type "HookAbort"), and with it the tick. `poll_channels`
+fails for nothing a channel or a task does: a refusal is counted and logged (its code, never
+the message), a channel that raises or hangs is logged and skipped until the next tick.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import uuid
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Literal
 
+from a2a.types import Message, Role
 from pydantic import BaseModel, Field
 from temporalio import activity
 from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 
+from tiny_harness.errors import InvalidMessageError, TaskRefusedError, UnknownTaskError
+from tiny_harness.harness.channels import Channel, ChannelDelivery
 from tiny_harness.harness.core.harness import Harness
-from tiny_harness.harness.core.monitor import MonitorSnapshot, OpenTask
+from tiny_harness.harness.core.monitor import ChannelCounts, MonitorSnapshot, OpenTask
 from tiny_harness.harness.hooks import HeartbeatTickPre, HookAbort, HookPoint, Operation, Phase
 from tiny_harness.harness.persistence.retention import RetentionConfig, sweep
 from tiny_harness.service.durable.activities import HOOK_ABORT_ERROR
+from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.workflow import TaskWorkflow
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_LIST_LIMIT = 50
 """How many open tasks a snapshot lists by default (all of them are counted)."""
@@ -43,6 +57,17 @@ class SweepInput(BaseModel, frozen=True):
     """Input of `retention_sweep`: the moment the time-to-lives are measured against."""
 
     now: datetime
+
+
+class PollInput(BaseModel, frozen=True):
+    """Input of `poll_channels`: how long one `poll()`, and one delivery, may take before the
+    channel is counted failed (so one hanging channel cannot time the whole activity out)."""
+
+    poll_timeout: timedelta = Field(default=timedelta(seconds=10), gt=timedelta(0))
+    send_timeout: timedelta = Field(default=timedelta(seconds=10), gt=timedelta(0))
+
+
+type _Outcome = Literal["delivered", "refused", "failed"]
 
 
 def open_tasks_query(task_queue: str) -> str:
@@ -109,6 +134,91 @@ class HeartbeatActivities:
         swept = await sweep(store, self._retention, data.now)
         return {str(kind): count for kind, count in swept.items()}
 
+    @activity.defn(name="poll_channels")
+    async def poll_channels(self, data: PollInput) -> ChannelCounts:
+        """Poll every pull channel (all at once) and send each delivery to its task as a
+        participant's reply; what happened, counted. Push channels are never polled."""
+        pulled = [channel for channel in await self._harness.channels() if channel.pull]
+        if not pulled:
+            return ChannelCounts()
+        # Only `send` and `snapshot` are used: neither needs the settings a start carries.
+        gateway = TaskGateway(
+            self._client, task_queue=self._task_queue, store=await self._harness.store()
+        )
+        outcomes = await asyncio.gather(*(_poll(c, gateway, data) for c in pulled))
+        flat = [outcome for outcomes_of_one in outcomes for outcome in outcomes_of_one]
+        counts = ChannelCounts(
+            polled=len(pulled),
+            delivered=flat.count("delivered"),
+            refused=flat.count("refused"),
+            failed_channels=sum("failed" in outcomes_of_one for outcomes_of_one in outcomes),
+        )
+        if counts.delivered or counts.refused or counts.failed_channels:
+            logger.info(
+                "channels: %d polled, %d delivered, %d refused, %d failed",
+                counts.polled,
+                counts.delivered,
+                counts.refused,
+                counts.failed_channels,
+            )
+        return counts
+
     def all(self) -> list[Callable[..., Awaitable[object]]]:
         """Every heartbeat activity, for the worker."""
-        return [self.monitor_snapshot, self.retention_sweep]
+        return [self.poll_channels, self.monitor_snapshot, self.retention_sweep]
+
+
+async def _poll(channel: Channel, gateway: TaskGateway, data: PollInput) -> list[_Outcome]:
+    """One channel's deliveries, sent in the order it gave them; ["failed"] if it raised."""
+    try:
+        async with asyncio.timeout(data.poll_timeout.total_seconds()):
+            deliveries = tuple(await channel.poll())
+    except Exception:  # a channel is foreign code: whatever it raises skips it, logged
+        logger.exception("channel %s: poll failed; skipped until the next tick", channel.name)
+        return ["failed"]
+    return [await _deliver(channel.name, gateway, d, data) for d in deliveries]
+
+
+async def _deliver(
+    channel: str, gateway: TaskGateway, delivery: ChannelDelivery, data: PollInput
+) -> _Outcome:
+    """Send one delivery as a client's reply is sent; refusals are logged by code only."""
+    task_id = delivery.task_id
+    try:
+        async with asyncio.timeout(data.send_timeout.total_seconds()):
+            message = _reply_message(delivery)
+            if message.context_id:
+                await _check_context(gateway, task_id, message.context_id)
+            await gateway.send(task_id, message)
+    except TaskRefusedError as error:
+        # Never the message or its text: a refusal is logged by what was refused and why.
+        logger.warning("channel %s: task %s refused a delivery (%s)", channel, task_id, error.code)
+        return "refused"
+    except Exception:  # Temporal unreachable, a timeout: the delivery is lost, loudly
+        logger.exception("channel %s: delivering to task %s failed", channel, task_id)
+        return "failed"
+    return "delivered"
+
+
+def _reply_message(delivery: ChannelDelivery) -> Message:
+    """A copy of the delivery's message shaped as a participant's reply to its task."""
+    message = Message()
+    message.CopyFrom(delivery.message)
+    if message.task_id and message.task_id != delivery.task_id:
+        raise InvalidMessageError(
+            f"the message names task {message.task_id}, its delivery task {delivery.task_id}"
+        )
+    message.task_id = delivery.task_id
+    message.role = Role.ROLE_USER
+    if not message.message_id:
+        message.message_id = str(uuid.uuid4())
+    return message
+
+
+async def _check_context(gateway: TaskGateway, task_id: str, context_id: str) -> None:
+    """A reply naming a context must name its task's, as the A2A reply path requires."""
+    snapshot = await gateway.snapshot(task_id)
+    if snapshot is None:
+        raise UnknownTaskError(f"no task {task_id}")
+    if snapshot.task.context_id != context_id:
+        raise InvalidMessageError(f"context {context_id} does not match the task's context")

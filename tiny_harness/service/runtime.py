@@ -19,6 +19,8 @@ from tiny_harness.config import Settings
 from tiny_harness.errors import ConfigError
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.models.factory import ChosenModel, choose_model
+from tiny_harness.harness.persistence.push_configs import PushConfigStore
+from tiny_harness.harness.persistence.push_key import resolve_push_key
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.plugins.install import build_harness
@@ -33,6 +35,8 @@ from tiny_harness.service.durable.worker import build_worker
 from tiny_harness.service.heartbeat import HeartbeatMonitor, ensure_heartbeat_schedule
 from tiny_harness.service.heartbeat_activities import HeartbeatActivities
 from tiny_harness.service.http import HttpServer, free_port
+from tiny_harness.service.local_cards import LOCAL_CARDS
+from tiny_harness.service.notifications.outbound import Outbound, open_outbound
 
 logger = logging.getLogger("tiny_harness")
 
@@ -68,14 +72,17 @@ async def run_worker(settings: Settings) -> None:
         store = SqliteStore(settings.store_path)
         stack.push_async_callback(store.close)
         harness = await _harness(settings, chosen, store, stack)
-        card = build_agent_card(settings.advertised_url, model=chosen.description)
+        card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)
         await register_agents(harness, settings, card, stack)
+        gateway = _gateway(settings, connection, store)
+        outbound = await _outbound(settings, connection, gateway, stack)
         worker = build_worker(
             connection.client,
             task_queue=settings.temporal.task_queue,
             activities=TaskActivities(harness),
             heartbeat=_heartbeat_activities(settings, connection, harness),
             push_base_url=_push_base(settings),
+            push=outbound.activities,
         )
         logger.info("worker: task queue %s", settings.temporal.task_queue)
         await worker.run()
@@ -124,6 +131,38 @@ async def _heartbeat(settings: Settings, connection: TemporalConnection) -> Hear
     return HeartbeatMonitor(connection.client, schedule_id=config.schedule_id)
 
 
+def _gateway(settings: Settings, connection: TemporalConnection, store: Store) -> TaskGateway:
+    return TaskGateway(
+        connection.client,
+        task_queue=settings.temporal.task_queue,
+        store=store,
+        retries=settings.retries,
+        max_model_calls=settings.loop.max_model_calls,
+    )
+
+
+async def _outbound(
+    settings: Settings, connection: TemporalConnection, gateway: TaskGateway, stack: AsyncExitStack
+) -> Outbound:
+    """Push to our clients: the encrypted config store (in the store's file), the guard."""
+    key = resolve_push_key(
+        settings.push_key, data_dir=settings.data_dir, embedded=connection.embedded
+    )
+    configs = PushConfigStore(
+        settings.store_path, key, max_per_task=settings.push.max_configs_per_task
+    )
+    stack.push_async_callback(configs.close)
+    return await open_outbound(
+        connection.client,
+        gateway,
+        configs,
+        stack,
+        task_queue=settings.temporal.task_queue,
+        allow=settings.push.allow,
+        window=settings.push.delivery_window,
+    )
+
+
 def _push_base(settings: Settings) -> str | None:
     """Where remote agents push to: `server.base_url`; None (stand-ins follow) when unset."""
     base = settings.server.base_url
@@ -155,31 +194,31 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     logger.info("store: sqlite at %s", settings.store_path)
     task_queue = settings.temporal.task_queue
     harness = await _harness(settings, chosen, store, stack)
-    card = build_agent_card(settings.advertised_url, model=chosen.description)
+    card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)
+    base = _push_base(settings)
+    urls = (settings.advertised_url,) if base is None else (settings.advertised_url, base)
+    stack.callback(LOCAL_CARDS.announce(urls, card))
     await register_agents(harness, settings, card, stack)
+    gateway = _gateway(settings, connection, store)
+    outbound = await _outbound(settings, connection, gateway, stack)
     worker = build_worker(
         connection.client,
         task_queue=task_queue,
         activities=TaskActivities(harness),
         heartbeat=_heartbeat_activities(settings, connection, harness),
-        push_base_url=_push_base(settings),
+        push_base_url=base,
+        push=outbound.activities,
     )
     await stack.enter_async_context(worker)
     logger.info("worker: task queue %s", task_queue)
     monitor = await _heartbeat(settings, connection)
-    gateway = TaskGateway(
-        connection.client,
-        task_queue=task_queue,
-        store=store,
-        retries=settings.retries,
-        max_model_calls=settings.loop.max_model_calls,
-    )
     app = create_app(
         gateway,
         card,
         max_request_bytes=settings.server.max_request_bytes,
         monitor=monitor,
         push=PushReceiver(connection.client),
+        outbound=outbound.registrations,
     )
     http = await stack.enter_async_context(
         HttpServer(app, host=settings.server.host, port=settings.server.port)

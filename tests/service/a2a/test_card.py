@@ -1,4 +1,5 @@
-"""The agent card: both bindings, A2A 1.0, streaming only, and a card clients can parse."""
+"""The agent card: both bindings, A2A 1.0, streaming, push when offered, and a card clients
+can parse."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ BASE_URL = "http://127.0.0.1:8080"
 
 
 def card() -> AgentCard:
-    return build_agent_card(BASE_URL, model="demo")
+    return build_agent_card(BASE_URL, model="demo", push=True)
 
 
 def test_card_advertises_jsonrpc_at_root_and_rest_under_rest() -> None:
@@ -32,13 +33,19 @@ def test_jsonrpc_is_the_preferred_interface() -> None:
     assert card().supported_interfaces[0].protocol_binding == "JSONRPC"
 
 
-def test_card_offers_streaming_but_no_push_notifications_or_extended_card() -> None:
+def test_card_offers_streaming_and_push_notifications_but_no_extended_card() -> None:
     capabilities = card().capabilities
 
     assert capabilities.streaming is True
+    assert capabilities.push_notifications is True
+    assert not capabilities.extended_agent_card
+
+
+def test_a_server_without_outbound_push_says_so_on_its_card() -> None:
+    capabilities = build_agent_card(BASE_URL, model="demo", push=False).capabilities
+
     assert capabilities.HasField("push_notifications")
     assert capabilities.push_notifications is False
-    assert not capabilities.extended_agent_card
 
 
 def test_card_has_at_least_one_described_skill() -> None:
@@ -52,7 +59,7 @@ def test_card_has_at_least_one_described_skill() -> None:
 
 
 def test_card_names_itself_and_the_model() -> None:
-    built = build_agent_card(BASE_URL, model="my-model")
+    built = build_agent_card(BASE_URL, model="my-model", push=True)
 
     assert built.name == "tiny-harness"
     assert built.version

@@ -109,7 +109,7 @@ async def rig(temporal_client: Client, tmp_path: Path) -> AsyncIterator[PushRig]
     url = f"http://127.0.0.1:{port}"
     app = create_app(
         TaskGateway(temporal_client, task_queue=task_queue, store=store),
-        build_agent_card(url, model="push test"),
+        build_agent_card(url, model="push test", push=False),
         max_request_bytes=1_048_576,
         push=PushReceiver(temporal_client),
     )

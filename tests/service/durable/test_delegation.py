@@ -9,6 +9,7 @@ them is real HTTP through the a2a-sdk client.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,6 +19,7 @@ from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from tests.support import (
+    ASKS_WHICH_SIZE,
     RunningHarness,
     collect,
     delegating_to,
@@ -26,14 +28,19 @@ from tests.support import (
     send_request,
     states,
 )
+from tiny_harness.config import RemoteAgentSpec
+from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.turns import RemoteTurn
+from tiny_harness.harness.core.task_ext import (
+    AcceptanceCriterion,
+    TaskExtensionData,
+    TaskRef,
+    ext_of,
+)
+from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.models.llm import ToolResultItem
 
-CHILD = """
-turns:
-  - tool_calls: [{name: ask_participant, arguments: {question: "Which size?"}}]
-  - text: "Size noted: the shirt is ordered."
-"""
+CHILD = ASKS_WHICH_SIZE
 
 PARENT = """
 turns:
@@ -73,7 +80,17 @@ async def eventually_parked(parent: RunningHarness, task_id: str) -> None:
     raise AssertionError("the parent never asked for input")
 
 
-@pytest.mark.parametrize("updates", ["follow", "off"])
+async def registered_push(child: RunningHarness, remote_task_id: str) -> int:
+    """How many push configs the child holds for the task once it holds any (or 0)."""
+    for _ in range(100):
+        configs = await child.push_configs.list(remote_task_id)
+        if configs:
+            return len(configs)
+        await asyncio.sleep(0.05)
+    return 0
+
+
+@pytest.mark.parametrize("updates", ["auto", "follow", "off"], ids=["push", "follow", "off"])
 async def test_a_question_of_the_child_is_answered_through_the_parent(
     temporal_client: Client, tmp_path: Path, updates: str
 ) -> None:
@@ -82,6 +99,11 @@ async def test_a_question_of_the_child_is_answered_through_the_parent(
         first = await collect(client.send_message(send_request("order a shirt")))
         task_id = first[0].task.id
         await eventually_parked(parent, task_id)
+        parked = await temporal_client.get_workflow_handle(f"{task_id}.sub-1").query(
+            "turn", result_type=RemoteTurn
+        )
+        # "auto" with a harness child that offers push: the stand-in registered its route.
+        registered = await registered_push(child, parked.remote_task_id) if updates == "auto" else 0
         rest = await collect(client.send_message(send_request("M", task_id=task_id)))
         await temporal_client.get_workflow_handle(task_id).result()
 
@@ -90,16 +112,23 @@ async def test_a_question_of_the_child_is_answered_through_the_parent(
         remote = await (await child.client()).get_task(GetTaskRequest(id=final.remote_task_id))
         child_tasks = await child.workflow_ids()
         requests = await llm_requests(temporal_client, task_id)
+        left = await child.push_configs.list(final.remote_task_id)
 
     assert states(rest)[-1] == "TASK_STATE_COMPLETED"
+    assert registered == (1 if updates == "auto" else 0)
+    assert left == []  # an ended stand-in deletes its registration
     assert final.state == TaskState.TASK_STATE_COMPLETED
-    # One remote task: the reply continued it rather than opening another.
-    assert child_tasks == [final.remote_task_id]
+    # One remote task: the reply continued it rather than opening another (beside it, only
+    # the courier of the stand-in's push registration).
+    assert [i for i in child_tasks if ".push." not in i] == [final.remote_task_id]
     assert remote.status.state == TaskState.TASK_STATE_COMPLETED
     assert [m.parts[0].text for m in remote.history if m.role == 1] == [
         "Task: shirt\nGoal: order a shirt",
         "M",
     ]
+    # The child harness advertises the task extension: the brief's fields reached its task
+    # apart, and as a brief to another agent (not `self`), without the parent's details.
+    assert ext_of(remote) == TaskExtensionData(name="shirt", goal="order a shirt")
     # The parent's model heard of the question and of the end, never of WORKING.
     notes = [i.text for r in requests[-1:] for i in r.input if "[sub-task" in i.text]
     assert [("INPUT_REQUIRED" in n, "COMPLETED" in n) for n in notes] == [
@@ -137,10 +166,11 @@ turns:
     assert workflows == [task_id]
 
 
+@pytest.mark.parametrize("updates", ["auto", "follow"], ids=["push", "follow"])
 async def test_cancelling_the_parent_cancels_the_parked_child(
-    temporal_client: Client, tmp_path: Path
+    temporal_client: Client, tmp_path: Path, updates: str
 ) -> None:
-    async with delegating(temporal_client, tmp_path, "follow") as (parent, child):
+    async with delegating(temporal_client, tmp_path, updates) as (parent, child):
         client = await parent.client()
         first = await collect(client.send_message(send_request("order a shirt")))
         task_id = first[0].task.id
@@ -208,3 +238,127 @@ async def test_a_long_delegation_rolls_the_stand_in_over_and_loses_nothing(
     assert child_tasks == [final.remote_task_id]  # one remote task all along
     replies = [m.parts[0].text for m in remote.history if m.role == 1][1:]
     assert replies == [f"a{k}" for k in range(1, QUESTIONS + 1)]  # each once, in order
+
+
+CANCELLED_PARENT = """
+turns:
+  - tool_calls: [{name: spawn_subtask, arguments: {agent: child, name: shirt, goal: order a shirt}}]
+  - when: "^order"
+    text: "Waiting for the sub-task."
+  - when: "INPUT_REQUIRED"
+    text: "The shop waits for its user."
+  - when: "CANCELED"
+    text: "The shop cancelled the order."
+"""
+
+
+async def test_a_child_harness_cancelled_on_its_own_side_reaches_the_parent_by_push(
+    temporal_client: Client, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with delegating(temporal_client, tmp_path, "auto", parent_script=CANCELLED_PARENT) as (
+        parent,
+        child,
+    ):
+        running = asyncio.create_task(
+            collect((await parent.client()).send_message(send_request("order a shirt")))
+        )
+        stand_in = await eventually_one(parent, ".sub-1")
+        parked = await eventually_parked_turn(temporal_client, stand_in)
+        assert await registered_push(child, parked.remote_task_id) == 1
+        config = (await child.push_configs.list(parked.remote_task_id))[0]
+        opened = await child.push_configs.for_dispatch(parked.remote_task_id, config.id)
+        assert opened is not None
+        assert len(opened.token) >= 32
+        token = opened.token
+        # The child's own user cancels the task the parent delegated.
+        await (await child.client()).cancel_task(CancelTaskRequest(id=parked.remote_task_id))
+        events = await asyncio.wait_for(running, 30)
+        final = await temporal_client.get_workflow_handle(stand_in, result_type=RemoteTurn).result()
+        requests = await llm_requests(temporal_client, events[0].task.id)
+        stand_in_history = await temporal_client.get_workflow_handle(stand_in).fetch_history()
+        histories = [
+            await temporal_client.get_workflow_handle(wf).fetch_history()
+            for wf in [*await parent.workflow_ids(), *await child.workflow_ids()]
+        ]
+        left = await child.push_configs.list(parked.remote_task_id)
+
+    assert final.state == TaskState.TASK_STATE_CANCELED
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"
+    # Heard through the push route: the doorbell is an update the stand-in accepted.
+    assert stand_in_history.to_json().count("workflowExecutionUpdateAccepted") >= 1
+    notes = [i.text for i in requests[-1].input if i.text.startswith("[sub-task")]
+    assert sum("CANCELED" in n for n in notes) == 1
+    assert left == []
+    # The token went to the child's push store, sealed, and nowhere else.
+    assert token not in "".join(h.to_json() for h in histories)
+    assert token not in caplog.text
+    assert token.encode() not in sqlite_bytes(tmp_path)
+
+
+def sqlite_bytes(folder: Path) -> bytes:
+    """Every byte of every SQLite file (WAL included) under `folder`."""
+    return b"".join(p.read_bytes() for p in folder.rglob("*.sqlite3*"))
+
+
+async def eventually_one(running: RunningHarness, marker: str) -> str:
+    for _ in range(200):
+        found = [i for i in await running.workflow_ids() if i.endswith(marker)]
+        if found:
+            return found[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no workflow ending in {marker}")
+
+
+async def eventually_parked_turn(temporal: Client, stand_in: str) -> RemoteTurn:
+    handle = temporal.get_workflow_handle(stand_in)
+    for _ in range(200):
+        turn = await handle.query("turn", result_type=RemoteTurn)
+        if isinstance(turn, RemoteTurn) and turn.state == TaskState.TASK_STATE_INPUT_REQUIRED:
+            return turn
+        await asyncio.sleep(0.05)
+    raise AssertionError("the stand-in never saw its task parked")
+
+
+BUY_FROM_SELF = """
+turns:
+  - when: "^buy"
+    tool_calls: [{name: spawn_subtask, arguments: {agent: self, name: shirt, goal: order a shirt,
+                  description: "size M, blue", acceptance_criteria: ["an order number"]}}]
+  - when: "^Task: shirt"
+    text: "Ordered: #42"
+  - when: "^buy"
+    text: "Waiting for the sub-task."
+  - when: "COMPLETED"
+    text: "Bought."
+"""
+
+
+async def test_a_sub_task_for_self_carries_the_full_brief_in_its_task_envelope(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, BUY_FROM_SELF) as h:
+        me = await RemoteAgent.connect(RemoteAgentSpec.for_self(h.url))
+        await h.harness.registry.add(RegistryEntry(ref=me.ref, instance=me))
+        try:
+            events = await collect((await h.client()).send_message(send_request("buy a shirt")))
+            parent_id = events[0].task.id
+            final = await temporal_client.get_workflow_handle(
+                f"{parent_id}.sub-1", result_type=RemoteTurn
+            ).result()
+            child = await (await h.client()).get_task(GetTaskRequest(id=final.remote_task_id))
+            model = (await h.harness.llm()).info.model
+        finally:
+            await me.aclose()
+
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"
+    assert (final.state, final.text) == (TaskState.TASK_STATE_COMPLETED, "Ordered: #42")
+    assert ext_of(child) == TaskExtensionData(
+        name="shirt",
+        goal="order a shirt",
+        description="size M, blue",
+        acceptance_criteria=(AcceptanceCriterion(text="an order number"),),
+        parent_tasks=(TaskRef(task_id=parent_id),),
+        lifecycle="delegated",
+        model=model,
+    )

@@ -19,6 +19,7 @@ from typing import Literal
 
 from a2a.types import AgentCard, Message, StreamResponse, Task
 
+from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
 from tiny_harness.harness.entities import Entity, EntityKind
 
 type Updates = Literal["auto", "follow", "off"]
@@ -61,6 +62,11 @@ class Agent(Entity):
     def push_supported(self) -> bool:
         """Whether the card advertises push notifications."""
         return self.card.capabilities.push_notifications
+
+    @property
+    def speaks_task_extension(self) -> bool:
+        """Whether the card advertises the task extension, so a brief may carry its envelope."""
+        return any(e.uri == TASK_EXTENSION_URI for e in self.card.capabilities.extensions)
 
     @abstractmethod
     def send_message(self, message: Message, *, participant: str) -> AsyncGenerator[StreamResponse]:

@@ -36,6 +36,7 @@ class SpawnSubtaskArgs(BaseModel, extra="forbid", frozen=True):
     agent: str = Field(description="The id of an agent from the agents section.")
     name: str = Field(min_length=1, description="A short name for the sub-task.")
     goal: str = Field(min_length=1, description="What the agent should achieve.")
+    description: str = Field(default="", description="Context the agent needs, if any.")
     acceptance_criteria: tuple[str, ...] = ()
 
 

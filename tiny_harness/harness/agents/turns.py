@@ -3,11 +3,15 @@
 The turn that sends a message, a GetTask and a follow stream all report a remote task's
 state through `turn_of_task` / `turn_of_event`, so the stand-in compares like with like
 and a change is a change whichever reader saw it.
+
+A turn's text is the newest thing the remote task said: its status message, or, when an
+agent answers with an artifact (as a harness does) rather than in the status, the
+artifact's text, so a parent hears a finished sub-task's result and not only its state.
 """
 
 from __future__ import annotations
 
-from a2a.helpers import get_message_text
+from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import StreamResponse, Task, TaskState, TaskStatus
 from pydantic import BaseModel
 
@@ -54,9 +58,12 @@ def _status_text(status: TaskStatus) -> str:
 
 
 def turn_of_task(task: Task, *, known_text: str = "") -> RemoteTurn:
-    """The turn a Task snapshot shows; a status without a message keeps `known_text`."""
-    text = _status_text(task.status) or known_text
-    return RemoteTurn(remote_task_id=task.id, state=task.status.state, text=text)
+    """The turn a Task snapshot shows; a status without a message says what the final
+    task's artifacts say, else keeps `known_text`."""
+    text = _status_text(task.status)
+    if not text and task.status.state in FINAL_STATES:
+        text = "\n".join(filter(None, (get_artifact_text(a) for a in task.artifacts)))
+    return RemoteTurn(remote_task_id=task.id, state=task.status.state, text=text or known_text)
 
 
 def turn_of_event(event: StreamResponse, known: RemoteTurn | None) -> RemoteTurn | None:
@@ -69,4 +76,7 @@ def turn_of_event(event: StreamResponse, known: RemoteTurn | None) -> RemoteTurn
         update = event.status_update
         text = _status_text(update.status) or known_text
         return RemoteTurn(remote_task_id=update.task_id, state=update.status.state, text=text)
+    if kind == "artifact_update" and known is not None:
+        text = get_artifact_text(event.artifact_update.artifact)
+        return known.model_copy(update={"text": text}) if text else None
     return None

@@ -1,9 +1,9 @@
 """`Harness`: everything one worker's activities need, in one place.
 
-The registry (LLM, store, tools), the hook chain, the providers, the skill catalog, the
-system prompt and the MCP sessions the worker has opened. It is built once per worker from
-the built-in plugin and the configured plugins (`tiny_harness.harness.plugins.install`) and
-closed when the worker stops.
+The registry (LLM, store, tools, channels), the hook chain, the providers, the skill
+catalog, the system prompt and the MCP sessions the worker has opened. It is built once per
+worker from the built-in plugin and the configured plugins
+(`tiny_harness.harness.plugins.install`) and closed when the worker stops.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from tiny_harness.errors import (
 )
 from tiny_harness.harness.agents.agent import Agent
 from tiny_harness.harness.agents.roster import unknown_agent
+from tiny_harness.harness.channels import Channel
 from tiny_harness.harness.core.context import ContextBudget
 from tiny_harness.harness.entities import EntityKind, EntityRef, Registry, RegistryEntry
 from tiny_harness.harness.hooks import HookManager, Providers
@@ -79,6 +80,11 @@ class Harness:
     def agent_ids(self) -> tuple[str, ...]:
         """The ids of every registered agent, sorted."""
         return tuple(sorted(ref.id for ref in self.registry.list(EntityKind.AGENT)))
+
+    async def channels(self) -> tuple[Channel, ...]:
+        """Every registered channel, push and pull, in the registry's order."""
+        refs = self.registry.list(EntityKind.CHANNEL)
+        return tuple([await self.registry.get(r, Channel) for r in refs])
 
     async def store(self) -> Store:
         """The store of task records."""

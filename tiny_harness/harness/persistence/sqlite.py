@@ -14,13 +14,10 @@ updated while a client pages moves ahead of the cursor and is not shown again in
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import json
-import os
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -33,14 +30,12 @@ from tiny_harness.errors import StoreError
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.persistence import sqlite_records
 from tiny_harness.harness.persistence.records import Record, RecordKind
+from tiny_harness.harness.persistence.sqlite_file import SqliteFile
 from tiny_harness.harness.persistence.store import Store, TaskPage, TaskQuery, TaskRecord
 
 SCHEMA_VERSION = 2
 """The schema this module writes, kept in `PRAGMA user_version` (2 added the record
 tables; a version-1 file is upgraded in place by creating them)."""
-
-BUSY_TIMEOUT_MS = 5_000
-"""How long a statement waits for a lock held by another connection before it fails."""
 
 _SCHEMA = (
     """
@@ -79,15 +74,12 @@ class SqliteStore(Store):
 
     def __init__(self, path: Path) -> None:
         self.ref = EntityRef(kind=EntityKind.STORE, id="sqlite")
-        self._path = path
-        self._lock = threading.Lock()
-        self._connection: sqlite3.Connection | None = None
-        self._closed = False
+        self._file = SqliteFile(path, label="sqlite store", prepare=_prepare_schema)
 
     @property
     def path(self) -> Path:
         """The database file."""
-        return self._path
+        return self._file.path
 
     async def put_task(self, record: TaskRecord) -> None:
         """Upsert the record in one statement; a stored higher version is kept."""
@@ -194,77 +186,15 @@ class SqliteStore(Store):
 
     async def close(self) -> None:
         """Close the connection; later calls raise `StoreError`. Safe to call twice."""
-        await asyncio.to_thread(self._close)
-
-    def _close(self) -> None:
-        with self._lock:
-            self._closed = True
-            connection, self._connection = self._connection, None
-            if connection is None:
-                return
-            try:
-                connection.close()
-            except sqlite3.Error as exc:
-                raise StoreError(f"sqlite store {self._path}: close failed: {exc}") from exc
+        await self._file.close()
 
     async def _call[T](self, action: str, work: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.to_thread(self._locked, action, work)
-
-    def _locked[T](self, action: str, work: Callable[[sqlite3.Connection], T]) -> T:
-        with self._lock:
-            connection = self._open()
-            try:
-                return work(connection)
-            # OverflowError: an int parameter beyond SQLite's 64-bit INTEGER.
-            except (sqlite3.Error, OverflowError) as exc:
-                raise StoreError(f"sqlite store {self._path}: {action} failed: {exc}") from exc
-
-    def _open(self) -> sqlite3.Connection:
-        """The connection, opened on first use. Call with the lock held."""
-        if self._closed:
-            raise StoreError(f"sqlite store {self._path} is closed")
-        if self._connection is not None:
-            return self._connection
-        _create_private_file(self._path)
-        try:
-            connection = sqlite3.connect(
-                self._path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                check_same_thread=False,
-                autocommit=True,
-            )
-        except sqlite3.Error as exc:
-            raise StoreError(f"sqlite store {self._path}: cannot open: {exc}") from exc
-        try:
-            _prepare(connection, self._path)
-        except BaseException:
-            connection.close()
-            raise
-        self._connection = connection
-        return connection
+        return await self._file.call(action, work)
 
 
-def _create_private_file(path: Path) -> None:
-    """Create the database file (and its directory) readable by its owner only."""
+def _prepare_schema(connection: sqlite3.Connection, path: Path) -> None:
+    """Create or check the schema."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        os.close(descriptor)
-        # SQLite gives its -wal and -shm files the mode of the database file.
-        os.chmod(path, 0o600)
-    except OSError as exc:
-        raise StoreError(f"sqlite store {path}: cannot create the database file: {exc}") from exc
-
-
-def _prepare(connection: sqlite3.Connection, path: Path) -> None:
-    """Set the connection's pragmas and create or check the schema."""
-    try:
-        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        mode_row: tuple[object, ...] = connection.execute("PRAGMA journal_mode = WAL").fetchone()
-        if str(mode_row[0]).lower() != "wal":
-            raise StoreError(
-                f"sqlite store {path}: cannot switch to WAL journal mode (got {mode_row[0]!r})"
-            )
         connection.execute("BEGIN IMMEDIATE")
         try:
             version_row: tuple[object, ...] = connection.execute("PRAGMA user_version").fetchone()

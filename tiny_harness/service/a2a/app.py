@@ -39,6 +39,7 @@ from tiny_harness.service.a2a.push import (
 )
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.heartbeat import HeartbeatMonitor, NoSnapshot
+from tiny_harness.service.notifications.registrations import PushRegistrations
 
 SDK_BODY_LOGGER = "a2a.server.routes.jsonrpc_dispatcher"
 """The SDK logger whose DEBUG "Request body: ..." record would log every JSON-RPC body."""
@@ -98,12 +99,14 @@ def create_app(
     max_request_bytes: int,
     monitor: HeartbeatMonitor | None = None,
     push: PushReceiver | None = None,
+    outbound: PushRegistrations | None = None,
 ) -> Starlette:
     """The A2A application over `gateway`, advertising `card`; `/_monitor` reads `monitor`
     (None: the heartbeat is off, and `/_monitor` says so); `push` takes remote agents'
-    pushes (None: no push endpoint)."""
+    pushes (None: no push endpoint); `outbound` keeps our clients' push configs (None:
+    push-config operations are refused, and `card` should say push is not offered)."""
     logging.getLogger(SDK_BODY_LOGGER).addFilter(_DROP_REQUEST_BODIES)
-    handler = HarnessRequestHandler(gateway, card)
+    handler = HarnessRequestHandler(gateway, card, push=outbound)
     routes: list[BaseRoute] = [
         Route("/healthz", _healthz, methods=["GET"]),
         _monitor_route(monitor),

@@ -59,6 +59,23 @@ async def follow(
         page = None
 
 
+async def logged_events(
+    gateway: TaskGateway, task_id: str, cursor: int
+) -> AsyncIterator[LoggedEvent]:
+    """Yield the task's events from `cursor` on, with their sequence numbers, through every
+    pause (INPUT_REQUIRED, AUTH_REQUIRED) until a final event or the end of a final log."""
+    reader = _Reader(gateway, task_id)
+    while True:
+        page = await reader.next_page(cursor)
+        for logged in page.events:
+            yield logged
+            cursor = logged.seq + 1
+            if state_of(logged.event) in TERMINAL_STATES:
+                return
+        if not page.events and page.closing and page.state in TERMINAL_STATES:
+            return
+
+
 class _Reader:
     """Pages of one task's log: watched while the workflow takes watches, else read."""
 

@@ -10,8 +10,12 @@ owns every task's life. Each operation is a thin mapping onto `TaskGateway`:
     GetTask / ListTasks                 workflow query, or the store once closed
     CancelTask                          signal, then the bridge until the task is final
     SubscribeToTask                     the bridge from event 0: a full replay, then live
+    push-config operations              `PushRegistrations` (store + courier workflow), when
+                                        the server offers push; refused when it does not
 
-Refusals are the A2A errors the specification names, raised before any workflow starts.
+Refusals are the A2A errors the specification names, raised before any workflow starts:
+among them a request naming an extension the card does not advertise, and a message whose
+task envelope (docs/a2a/ext/) does not validate.
 """
 
 from __future__ import annotations
@@ -56,14 +60,19 @@ from a2a.utils.task import apply_history_length, validate_history_length, valida
 from tiny_harness.errors import (
     FinalTaskError,
     InvalidMessageError,
+    PushError,
+    PushUrlRefusedError,
+    TaskExtensionError,
     TaskRefusedError,
     UnknownTaskError,
 )
+from tiny_harness.harness.core.task_ext import envelopes_in
 from tiny_harness.service.a2a.bridge import follow
 from tiny_harness.service.a2a.listing import list_tasks
 from tiny_harness.service.durable.event_log import TERMINAL_STATES
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.models import InboxReceipt, TaskSnapshot
+from tiny_harness.service.notifications.registrations import PushRegistrations
 
 logger = logging.getLogger(__name__)
 
@@ -71,9 +80,12 @@ logger = logging.getLogger(__name__)
 class HarnessRequestHandler(RequestHandler):
     """Every A2A operation of the harness, over `TaskGateway`."""
 
-    def __init__(self, gateway: TaskGateway, card: AgentCard) -> None:
+    def __init__(
+        self, gateway: TaskGateway, card: AgentCard, *, push: PushRegistrations | None = None
+    ) -> None:
         self._gateway = gateway
         self._card = card
+        self._push = push
 
     # ---- messages ----------------------------------------------------------------------
 
@@ -81,7 +93,7 @@ class HarnessRequestHandler(RequestHandler):
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> Task | Message:
         """Accept the message; answer at once (`returnImmediately`) or when the task pauses."""
-        receipt = await self._accept(params)
+        receipt = await self._accept(params, context)
         task_id = receipt.task.id
         if not params.configuration.return_immediately:
             async for _ in follow(self._gateway, task_id, receipt.cursor, receipt.page):
@@ -95,32 +107,56 @@ class HarnessRequestHandler(RequestHandler):
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
         """Accept the message, then stream the task: its snapshot first, then each event."""
-        receipt = await self._accept(params)
+        receipt = await self._accept(params, context)
         if receipt.cursor > 0:  # a new task's log opens with the task itself
             yield apply_history_length(receipt.task, params.configuration)
         async for event in follow(self._gateway, receipt.task.id, receipt.cursor, receipt.page):
             yield _payload(event)
 
-    async def _accept(self, params: SendMessageRequest) -> InboxReceipt:
+    async def _accept(self, params: SendMessageRequest, context: ServerCallContext) -> InboxReceipt:
         validate_proto_required_fields(params)
         validate_history_length(params.configuration)
+        self._check_extensions(context)
         message = params.message
         if message.role == Role.ROLE_AGENT:
             raise InvalidParamsError(message="a client message must have role ROLE_USER")
         if not message.parts:
             raise InvalidParamsError(message="a message needs at least one part")
-        if params.configuration.HasField("task_push_notification_config"):
+        _check_envelopes(message)
+        wants_push = params.configuration.HasField("task_push_notification_config")
+        if wants_push and self._push is None:
             raise PushNotificationNotSupportedError
+        push = params.configuration.task_push_notification_config if wants_push else None
         try:
             if message.task_id:
-                return await self._reply(message)
+                return await self._reply(message, push)
             task_id = str(uuid.uuid4())
             context_id = message.context_id or str(uuid.uuid4())
-            return await self._gateway.start(task_id, context_id, message)
+            if push is None:
+                return await self._gateway.start(task_id, context_id, message)
+            # Registered first, so a refused config starts no task; its courier reads
+            # from event 0, so it hears the task from the beginning whenever it starts.
+            stored = await self._register(push, task_id, cursor=0, final=False)
+            try:
+                return await self._gateway.start(task_id, context_id, message)
+            except BaseException:
+                await self._registrations().delete(task_id, stored.id)
+                raise
         except TaskRefusedError as error:
             raise _protocol_error(error) from error
 
-    async def _reply(self, message: Message) -> InboxReceipt:
+    def _check_extensions(self, context: ServerCallContext) -> None:
+        """Refuse a request that asks for an extension this server does not offer."""
+        offered = {e.uri for e in self._card.capabilities.extensions}
+        unknown = sorted(context.requested_extensions - offered)
+        if unknown:
+            raise UnsupportedOperationError(
+                message=f"extension not supported by this agent: {', '.join(unknown)}"
+            )
+
+    async def _reply(
+        self, message: Message, push: TaskPushNotificationConfig | None
+    ) -> InboxReceipt:
         snap = await self._known(message.task_id)
         if snap.task.status.state in TERMINAL_STATES:
             raise FinalTaskError(f"task {message.task_id} is final and takes no more messages")
@@ -128,6 +164,8 @@ class HarnessRequestHandler(RequestHandler):
             raise InvalidMessageError(
                 f"context {message.context_id} does not match the task's context"
             )
+        if push is not None:
+            await self._register(push, message.task_id, cursor=snap.version, final=False)
         return await self._gateway.send(message.task_id, message)
 
     # ---- tasks -------------------------------------------------------------------------
@@ -185,37 +223,86 @@ class HarnessRequestHandler(RequestHandler):
         except UnknownTaskError as error:
             raise TaskNotFoundError from error
 
-    # ---- not offered (the card says so) --------------------------------------------------
+    # ---- push notifications ----------------------------------------------------------------
+
+    def _registrations(self) -> PushRegistrations:
+        if self._push is None:
+            raise PushNotificationNotSupportedError
+        return self._push
+
+    async def _register(
+        self, config: TaskPushNotificationConfig, task_id: str, *, cursor: int, final: bool
+    ) -> TaskPushNotificationConfig:
+        """Store a config for `task_id` (its own task id must be empty or the same)."""
+        if config.task_id and config.task_id != task_id:
+            raise InvalidParamsError(message="the push config names another task")
+        bound = TaskPushNotificationConfig()
+        bound.CopyFrom(config)
+        bound.task_id = task_id
+        try:
+            return await self._registrations().create(bound, cursor=cursor, final=final)
+        except PushUrlRefusedError as error:
+            raise InvalidParamsError(message=f"push URL refused: {error.reason}") from error
+        except PushError as error:
+            raise InvalidParamsError(message=error.message) from error
 
     async def on_create_task_push_notification_config(
         self, params: TaskPushNotificationConfig, context: ServerCallContext
     ) -> TaskPushNotificationConfig:
-        """Push notifications are not offered yet."""
-        raise PushNotificationNotSupportedError
+        """Register a receiver for the task's events from now on (secrets never echoed)."""
+        self._registrations()
+        validate_proto_required_fields(params)
+        snap = await self._known_or_404(params.task_id)
+        final = snap.task.status.state in TERMINAL_STATES
+        return await self._register(params, params.task_id, cursor=snap.version, final=final)
 
     async def on_get_task_push_notification_config(
         self, params: GetTaskPushNotificationConfigRequest, context: ServerCallContext
     ) -> TaskPushNotificationConfig:
-        """Push notifications are not offered yet."""
-        raise PushNotificationNotSupportedError
+        """One of the task's push configs, without token or credentials."""
+        push = self._registrations()
+        await self._known_or_404(params.task_id)
+        config = await push.get(params.task_id, params.id)
+        if config is None:
+            raise TaskNotFoundError(message=f"no push config {params.id} on this task")
+        return config
 
     async def on_list_task_push_notification_configs(
         self, params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext
     ) -> ListTaskPushNotificationConfigsResponse:
-        """Push notifications are not offered yet."""
-        raise PushNotificationNotSupportedError
+        """The task's push configs, without tokens or credentials, in one page."""
+        push = self._registrations()
+        await self._known_or_404(params.task_id)
+        return ListTaskPushNotificationConfigsResponse(configs=await push.list(params.task_id))
 
     async def on_delete_task_push_notification_config(
         self, params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext
     ) -> None:
-        """Push notifications are not offered yet."""
-        raise PushNotificationNotSupportedError
+        """Forget a push config and stop its deliveries."""
+        push = self._registrations()
+        await self._known_or_404(params.task_id)
+        if not await push.delete(params.task_id, params.id):
+            raise TaskNotFoundError(message=f"no push config {params.id} on this task")
 
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
     ) -> AgentCard:
         """There is no extended card."""
         raise ExtendedAgentCardNotConfiguredError
+
+
+def _check_envelopes(message: Message) -> None:
+    """Refuse a message whose task envelopes do not validate, or that carries an event kind
+    this server does not take from clients (only `task` envelopes are taken)."""
+    try:
+        envelopes = envelopes_in(message)
+    except TaskExtensionError as error:
+        raise InvalidParamsError(message=error.message) from error
+    for envelope in envelopes:
+        if envelope.kind != "task":
+            raise InvalidParamsError(
+                message=f"a {envelope.kind} envelope is not accepted in a message to this agent"
+            )
 
 
 def _payload(event: StreamResponse) -> Event:

@@ -58,7 +58,7 @@ class Delegation:
         subtask_id = f"sub-{len(self._run.subtasks) + 1}"
         local_id = f"{self._start.task_id}.{subtask_id}"
         brief = SubtaskBrief.model_validate(
-            {k: payload[k] for k in ("name", "goal", "acceptance_criteria")}
+            {k: payload[k] for k in ("name", "goal", "description", "acceptance_criteria")}
         )
         agent = str(payload["agent"])
         updates = str(payload.get("updates", "auto"))

@@ -45,6 +45,7 @@ from tiny_harness.service.durable.task_log import PAGE_SIZE
 from tiny_harness.service.durable.workflow import (
     EMPTY_MESSAGE_ERROR,
     FINAL_TASK_ERROR,
+    INVALID_ENVELOPE_ERROR,
     TaskWorkflow,
 )
 
@@ -183,7 +184,7 @@ def _refusal(task_id: str, error: WorkflowUpdateFailedError) -> Exception:
     if isinstance(cause, ApplicationError):
         if cause.type == FINAL_TASK_ERROR:
             return FinalTaskError(f"task {task_id} is final and takes no more messages")
-        if cause.type == EMPTY_MESSAGE_ERROR:
+        if cause.type in (EMPTY_MESSAGE_ERROR, INVALID_ENVELOPE_ERROR):
             return InvalidMessageError(cause.message)
     return error
 

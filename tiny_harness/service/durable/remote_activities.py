@@ -31,6 +31,7 @@ from tiny_harness.harness.agents.turns import RemoteTurn, turn_of_event, turn_of
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.service.a2a.push import push_url, token_digest
 from tiny_harness.service.durable.beats import heartbeating
+from tiny_harness.service.durable.brief import brief_message
 from tiny_harness.service.durable.remote_models import (
     FollowInput,
     FollowOutput,
@@ -95,7 +96,8 @@ class RemoteActivities:
     async def start_agent_task(self, data: StartAgentTaskInput) -> RemoteTurn:
         """Send the brief as a new task; the task once it is past SUBMITTED."""
         agent = await self._agent(data.agent)
-        message = new_text_message(data.brief.text(), role=Role.ROLE_USER)
+        model = (await self._harness.llm()).info.model
+        message = brief_message(data, agent, model=model)
         stream = agent.send_message(message, participant=data.participant)
         async with heartbeating():
             turn = await _first_turn(stream, lambda t: t.state != TaskState.TASK_STATE_SUBMITTED)

@@ -20,11 +20,14 @@ class SubtaskBrief(BaseModel, frozen=True):
 
     name: str = Field(min_length=1)
     goal: str = Field(min_length=1)
+    description: str = ""
     acceptance_criteria: tuple[str, ...] = ()
 
     def text(self) -> str:
         """The brief as the message text the agent reads."""
         lines = [f"Task: {self.name}", f"Goal: {self.goal}"]
+        if self.description:
+            lines.append(f"Description: {self.description}")
         if self.acceptance_criteria:
             lines.append("Acceptance criteria:")
             lines += [f"- {criterion}" for criterion in self.acceptance_criteria]
@@ -74,6 +77,7 @@ class StartAgentTaskInput(BaseModel, frozen=True):
     """Input of `start_agent_task`: send the brief, read until the task is under way."""
 
     local_id: str
+    parent_id: str = ""
     agent: str
     participant: str
     brief: SubtaskBrief

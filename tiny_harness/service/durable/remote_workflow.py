@@ -154,6 +154,7 @@ class RemoteTaskWorkflow:
             RemoteActivities.start_agent_task,
             StartAgentTaskInput(
                 local_id=workflow.info().workflow_id,
+                parent_id=start.parent_id,
                 agent=start.agent,
                 participant=start.participant,
                 brief=start.brief,

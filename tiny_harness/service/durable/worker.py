@@ -14,6 +14,8 @@ from tiny_harness.service.durable.remote_workflow import RemoteTaskWorkflow
 from tiny_harness.service.durable.workflow import TaskWorkflow
 from tiny_harness.service.heartbeat import HeartbeatWorkflow
 from tiny_harness.service.heartbeat_activities import HeartbeatActivities
+from tiny_harness.service.notifications.courier import PushCourierWorkflow
+from tiny_harness.service.notifications.sender import PushActivities
 
 # Protobuf modules must not be re-imported inside the sandbox (their descriptors register
 # once per process), and our models are plain data: pass them through.
@@ -27,11 +29,12 @@ def build_worker(
     activities: TaskActivities,
     heartbeat: HeartbeatActivities | None = None,
     push_base_url: str | None = None,
+    push: PushActivities | None = None,
 ) -> Worker:
     """A worker for `task_queue` running `TaskWorkflow` with `activities` and the
     stand-ins of delegated sub-tasks (`push_base_url`: where remote agents push to; None
-    means stand-ins follow instead), and with `heartbeat` given, `HeartbeatWorkflow` with
-    those activities too."""
+    means stand-ins follow instead); with `heartbeat` given, `HeartbeatWorkflow` with
+    those activities too; with `push` given, the couriers that push to our clients."""
     restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
     workflows: list[type] = [TaskWorkflow, RemoteTaskWorkflow]
     bodies: list[Callable[..., Awaitable[object]]] = [
@@ -41,6 +44,9 @@ def build_worker(
     if heartbeat is not None:
         workflows.append(HeartbeatWorkflow)
         bodies += heartbeat.all()
+    if push is not None:
+        workflows.append(PushCourierWorkflow)
+        bodies += push.all()
     return Worker(
         client,
         task_queue=task_queue,

@@ -28,7 +28,9 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Message, Task, TaskState
     from pydantic import JsonValue
 
+    from tiny_harness.errors import TaskExtensionError
     from tiny_harness.harness.core.context import UsageMark
+    from tiny_harness.harness.core.task_ext import TaskExtensionData, envelopes_in, merge_ext
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse
     from tiny_harness.harness.persistence.records import Record
     from tiny_harness.service.durable import event_log, read_model
@@ -63,6 +65,9 @@ FINAL_TASK_ERROR = "FinalTask"
 
 EMPTY_MESSAGE_ERROR = "EmptyMessage"
 """`ApplicationError.type` of an inbox update refused because the message has no parts."""
+
+INVALID_ENVELOPE_ERROR = "InvalidEnvelope"
+"""`ApplicationError.type` of an inbox update refused because a task envelope is invalid."""
 
 _ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
 """The loop's own activities: the workflow retries them itself (`Attempts`)."""
@@ -316,6 +321,9 @@ class TaskWorkflow:
             return InboxReceipt(task=self._run.task, cursor=self._run.next_seq, duplicate=True)
         self._run.seen_message_ids.append(message.message_id)
         wakes = self._log.empty or self._run.pending_question is not None
+        for envelope in envelopes_in(message):  # the validator has checked them
+            if isinstance(envelope.payload, TaskExtensionData):
+                merge_ext(self._run.task, envelope.payload)
         bound = event_log.bound_message(message, self._run.task)
         self._run.mailbox.append(bound)
         self._run.task.history.append(bound)
@@ -340,6 +348,14 @@ class TaskWorkflow:
             raise ApplicationError(f"task is final ({state})", type=FINAL_TASK_ERROR)
         if not message.parts:
             raise ApplicationError("a message needs at least one part", type=EMPTY_MESSAGE_ERROR)
+        try:
+            envelopes = envelopes_in(message)
+        except TaskExtensionError as error:
+            raise ApplicationError(error.message, type=INVALID_ENVELOPE_ERROR) from None
+        if any(not isinstance(e.payload, TaskExtensionData) for e in envelopes):
+            raise ApplicationError(
+                "only task envelopes are taken in a message", type=INVALID_ENVELOPE_ERROR
+            )
 
     @workflow.signal
     def cancel(self, reason: str) -> None:
