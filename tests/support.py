@@ -16,7 +16,8 @@ from pathlib import Path
 
 import httpx
 from a2a.client import Client as A2AClient
-from a2a.client import ClientConfig, ClientFactory
+from a2a.client import ClientCallContext, ClientConfig, ClientFactory
+from a2a.client.service_parameters import ServiceParametersFactory
 from a2a.helpers import new_text_message
 from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskState
 from temporalio.client import Client
@@ -36,6 +37,7 @@ from tiny_harness.harness.plugins.install import Installation, build_harness
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.a2a.push import PushReceiver
+from tiny_harness.service.a2a.rate_limit import RateLimit
 from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.models import InvokeLLMInput
@@ -102,10 +104,13 @@ async def running_harness(
     heartbeat: HeartbeatConfig | None = None,
     push_allow: tuple[str, ...] = ("127.0.0.1",),
     push_window: timedelta = timedelta(minutes=5),
+    sse_keepalive: timedelta = timedelta(seconds=15),
+    rate_limit: RateLimit | None = None,
 ) -> AsyncIterator[RunningHarness]:
     """With `heartbeat`, the worker also runs the heartbeat and `/_monitor` reads the
     schedule `heartbeat.schedule_id` (which the test creates and deletes). Clients' push
-    receivers may be at `push_allow` (loopback by default, so tests can receive pushes)."""
+    receivers may be at `push_allow` (loopback by default, so tests can receive pushes).
+    No rate limit unless `rate_limit`: tests make many requests from 127.0.0.1."""
     task_queue = f"test-{uuid.uuid4()}"
     store = SqliteStore(tmp_path / f"{task_queue}.sqlite3")
     llm = llm or ScriptedLLM(script(script_text), name="test")
@@ -147,6 +152,8 @@ async def running_harness(
                 monitor=monitor,
                 push=PushReceiver(temporal),
                 outbound=outbound.registrations,
+                sse_keepalive=sse_keepalive,
+                rate_limit=rate_limit,
             )
             worker = build_worker(
                 temporal,
@@ -182,6 +189,14 @@ async def delegating_to(
         yield agent
     finally:
         await agent.aclose()
+
+
+def as_participant(participant: str) -> ClientCallContext:
+    """The call context of a client asserting `participant` (the `X-Participant-Id` header
+    a perimeter sets); a delegated task belongs to its parent task's id."""
+    parameters = ServiceParametersFactory.create_from({"A2A-Version": "1.0"}, [])
+    parameters["X-Participant-Id"] = participant
+    return ClientCallContext(service_parameters=parameters)
 
 
 def user_message(text: str, *, task_id: str = "", context_id: str = "") -> Message:

@@ -123,6 +123,16 @@ class ServerConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=
     """The public base URL remote agents reach this server at: push notifications about
     delegated tasks are registered under it (``<base_url>/a2a/push/<task id>``). None means
     no push is registered, and a parked remote task is followed with SubscribeToTask."""
+    sse_keepalive: Annotated[Duration, Field(gt=timedelta(0), le=timedelta(seconds=30))] = (
+        timedelta(seconds=15)
+    )
+    """How often a streaming response sends an SSE comment, so a proxy keeps a stream open
+    while it waits on a long step (over 0, at most 30 s)."""
+    rate_limit_per_second: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 20.0
+    """Requests per second each peer address may make (a token bucket refilled at this
+    rate); over it, a request is refused with 429. 0 turns the limit off."""
+    rate_limit_burst: Annotated[int, Field(ge=1)] = 40
+    """Requests a peer address may make at once: the size of its token bucket."""
 
 
 class ModelConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):

@@ -31,6 +31,7 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     │   ├── HookContractError            a context or an executor breaks the chain's contract
     │   └── HookTransportError(executor) a remote hook executor failed to answer (fail closed)
     ├── HookAbort(reason)                an executor cancelled the operation (in harness.hooks)
+    ├── IllegalTransitionError           a task state change the A2A state machine forbids
     ├── TaskRefusedError                 a request about a task is refused (see subclasses)
     │   ├── UnknownTaskError             no task with that id exists
     │   ├── FinalTaskError               the task is in a final state and takes no more input
@@ -519,3 +520,11 @@ class TaskExtensionError(TinyHarnessError):
     never the values sent."""
 
     code = "task_extension.invalid"
+
+
+class IllegalTransitionError(TinyHarnessError):
+    """Raised when code asks a task to change state in a way the A2A state machine forbids
+    (out of a final state, REJECTED after the task started, a pause without working first):
+    a bug in the harness or a plugin, never a client's doing, so it is loud, not silent."""
+
+    code = "task.illegal_transition"

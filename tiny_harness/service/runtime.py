@@ -24,9 +24,11 @@ from tiny_harness.harness.persistence.push_key import resolve_push_key
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.plugins.install import build_harness
+from tiny_harness.harness.security import Redactor
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.a2a.push import PushReceiver
+from tiny_harness.service.a2a.rate_limit import RateLimit
 from tiny_harness.service.delegates import register_agents
 from tiny_harness.service.durable.activities import TaskActivities
 from tiny_harness.service.durable.gateway import TaskGateway
@@ -163,6 +165,11 @@ async def _outbound(
     )
 
 
+def _redactor(settings: Settings) -> Redactor:
+    """Masks, besides every credential shape, any of the secrets this process holds."""
+    return Redactor((settings.model.api_key, settings.temporal.api_key, settings.push_key))
+
+
 def _push_base(settings: Settings) -> str | None:
     """Where remote agents push to: `server.base_url`; None (stand-ins follow) when unset."""
     base = settings.server.base_url
@@ -219,6 +226,11 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         monitor=monitor,
         push=PushReceiver(connection.client),
         outbound=outbound.registrations,
+        sse_keepalive=settings.server.sse_keepalive,
+        rate_limit=RateLimit.of(
+            settings.server.rate_limit_per_second, settings.server.rate_limit_burst
+        ),
+        redactor=_redactor(settings),
     )
     http = await stack.enter_async_context(
         HttpServer(app, host=settings.server.host, port=settings.server.port)

@@ -195,7 +195,7 @@ async def test_task_without_id_is_refused(store: SqliteStore) -> None:
 # --- listing ---------------------------------------------------------------------------
 
 
-async def test_list_filters_by_context_state_and_updated_after(store: SqliteStore) -> None:
+async def test_list_filters_by_context_state_and_updated_at_or_after(store: SqliteStore) -> None:
     working, done = TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED
     for record in (
         make_record("a", context_id="ctx-1", state=working, updated_at=T0),
@@ -215,8 +215,13 @@ async def test_list_filters_by_context_state_and_updated_after(store: SqliteStor
     assert await ids(TaskQuery(state=done)) == ["d", "b"]
     assert await ids(TaskQuery(context_id="ctx-2", state=working)) == ["c"]
     assert await ids(TaskQuery(context_id="nope")) == []
-    # updated_after is strict: the task updated at exactly that instant is left out.
-    assert await ids(TaskQuery(updated_after=T0 + timedelta(hours=1))) == ["d", "c"]
+    # updated_after is inclusive (A2A: "greater than or equal"): the task updated at
+    # exactly that instant is kept.
+    assert await ids(TaskQuery(updated_after=T0 + timedelta(hours=1))) == ["d", "c", "b"]
+    assert await ids(TaskQuery(updated_after=T0 + timedelta(hours=1, microseconds=1))) == [
+        "d",
+        "c",
+    ]
     # ... and compared as an instant, whatever the offset it is given in.
     minus_three = timezone(timedelta(hours=-3))
     after = (T0 + timedelta(hours=1, minutes=30)).astimezone(minus_three)
@@ -234,6 +239,42 @@ async def test_list_orders_by_instant_not_by_written_offset(store: SqliteStore) 
     page = await store.list_tasks(TaskQuery())
 
     assert [record.task_id for record in page.records] == ["late", "early"]
+
+
+def stamped(task_id: str, status_at: datetime, *, written_at: datetime) -> TaskRecord:
+    """A record whose task changed status at `status_at`, written at `written_at`."""
+    status = TaskStatus(state=TaskState.TASK_STATE_COMPLETED)
+    status.timestamp.FromDatetime(status_at)
+    task = Task(id=task_id, context_id="ctx-1", status=status)
+    return TaskRecord(task=task, version=1, updated_at=written_at)
+
+
+async def test_list_orders_by_status_change_not_by_write_time(store: SqliteStore) -> None:
+    # "first" changed status first but was written last: the status change decides.
+    await store.put_task(stamped("first", T0, written_at=T0 + timedelta(hours=2)))
+    await store.put_task(stamped("second", T0 + timedelta(minutes=1), written_at=T0))
+
+    page = await store.list_tasks(TaskQuery())
+    after = await store.list_tasks(TaskQuery(updated_after=T0 + timedelta(seconds=30)))
+
+    assert [record.task_id for record in page.records] == ["second", "first"]
+    assert [record.task_id for record in after.records] == ["second"]
+
+
+async def test_a_write_that_changes_no_status_keeps_the_task_in_place(
+    store: SqliteStore,
+) -> None:
+    await store.put_task(stamped("a", T0, written_at=T0))
+    await store.put_task(stamped("b", T0 + timedelta(seconds=1), written_at=T0))
+    first = await store.list_tasks(TaskQuery(page_size=1))
+    assert first.next_page_token is not None
+
+    # The closing write of "b" carries the same status, written an hour later.
+    closing = stamped("b", T0 + timedelta(seconds=1), written_at=T0 + timedelta(hours=1))
+    await store.put_task(closing.model_copy(update={"version": 2}))
+    second = await store.list_tasks(TaskQuery(page_size=1, page_token=first.next_page_token))
+
+    assert [r.task_id for r in first.records + second.records] == ["b", "a"]
 
 
 async def test_naive_updated_after_is_refused(store: SqliteStore) -> None:

@@ -21,6 +21,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from tests.support import (
     ASKS_WHICH_SIZE,
     RunningHarness,
+    as_participant,
     collect,
     delegating_to,
     llm_requests,
@@ -33,6 +34,8 @@ from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.turns import RemoteTurn
 from tiny_harness.harness.core.task_ext import (
     AcceptanceCriterion,
+    Participant,
+    ParticipantRole,
     TaskExtensionData,
     TaskRef,
     ext_of,
@@ -109,7 +112,9 @@ async def test_a_question_of_the_child_is_answered_through_the_parent(
 
         stand_in = temporal_client.get_workflow_handle(f"{task_id}.sub-1", result_type=RemoteTurn)
         final = await stand_in.result()
-        remote = await (await child.client()).get_task(GetTaskRequest(id=final.remote_task_id))
+        remote = await (await child.client()).get_task(
+            GetTaskRequest(id=final.remote_task_id), context=as_participant(task_id)
+        )
         child_tasks = await child.workflow_ids()
         requests = await llm_requests(temporal_client, task_id)
         left = await child.push_configs.list(final.remote_task_id)
@@ -128,7 +133,14 @@ async def test_a_question_of_the_child_is_answered_through_the_parent(
     ]
     # The child harness advertises the task extension: the brief's fields reached its task
     # apart, and as a brief to another agent (not `self`), without the parent's details.
-    assert ext_of(remote) == TaskExtensionData(name="shirt", goal="order a shirt")
+    assert ext_of(remote) == TaskExtensionData(
+        name="shirt",
+        goal="order a shirt",
+        # The remote task belongs to the participant the stand-in delegated as.
+        participants=(
+            Participant(id=task_id, kind="human", role=ParticipantRole.ADMIN, display_name=task_id),
+        ),
+    )
     # The parent's model heard of the question and of the end, never of WORKING.
     notes = [i.text for r in requests[-1:] for i in r.input if "[sub-task" in i.text]
     assert [("INPUT_REQUIRED" in n, "COMPLETED" in n) for n in notes] == [
@@ -180,7 +192,9 @@ async def test_cancelling_the_parent_cancels_the_parked_child(
         final = await temporal_client.get_workflow_handle(
             f"{task_id}.sub-1", result_type=RemoteTurn
         ).result()
-        remote = await (await child.client()).get_task(GetTaskRequest(id=final.remote_task_id))
+        remote = await (await child.client()).get_task(
+            GetTaskRequest(id=final.remote_task_id), context=as_participant(task_id)
+        )
         parent_task = await client.get_task(GetTaskRequest(id=task_id))
         described = await temporal_client.get_workflow_handle(f"{task_id}.sub-1").describe()
 
@@ -229,7 +243,9 @@ async def test_a_long_delegation_rolls_the_stand_in_over_and_loses_nothing(
         runs = [
             wf.run_id async for wf in temporal_client.list_workflows(f'WorkflowId="{stand_in}"')
         ]
-        remote = await (await child.client()).get_task(GetTaskRequest(id=final.remote_task_id))
+        remote = await (await child.client()).get_task(
+            GetTaskRequest(id=final.remote_task_id), context=as_participant(task_id)
+        )
         child_tasks = await child.workflow_ids()
 
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
@@ -271,8 +287,11 @@ async def test_a_child_harness_cancelled_on_its_own_side_reaches_the_parent_by_p
         assert opened is not None
         assert len(opened.token) >= 32
         token = opened.token
-        # The child's own user cancels the task the parent delegated.
-        await (await child.client()).cancel_task(CancelTaskRequest(id=parked.remote_task_id))
+        # The child task's owner (the parent task, as it delegated) cancels it on the child.
+        await (await child.client()).cancel_task(
+            CancelTaskRequest(id=parked.remote_task_id),
+            context=as_participant(stand_in.removesuffix(".sub-1")),
+        )
         events = await asyncio.wait_for(running, 30)
         final = await temporal_client.get_workflow_handle(stand_in, result_type=RemoteTurn).result()
         requests = await llm_requests(temporal_client, events[0].task.id)
@@ -346,7 +365,9 @@ async def test_a_sub_task_for_self_carries_the_full_brief_in_its_task_envelope(
             final = await temporal_client.get_workflow_handle(
                 f"{parent_id}.sub-1", result_type=RemoteTurn
             ).result()
-            child = await (await h.client()).get_task(GetTaskRequest(id=final.remote_task_id))
+            child = await (await h.client()).get_task(
+                GetTaskRequest(id=final.remote_task_id), context=as_participant(parent_id)
+            )
             model = (await h.harness.llm()).info.model
         finally:
             await me.aclose()
@@ -359,6 +380,14 @@ async def test_a_sub_task_for_self_carries_the_full_brief_in_its_task_envelope(
         description="size M, blue",
         acceptance_criteria=(AcceptanceCriterion(text="an order number"),),
         parent_tasks=(TaskRef(task_id=parent_id),),
+        participants=(
+            Participant(
+                id=parent_id,
+                kind="agent",
+                role=ParticipantRole.ADMIN,
+                display_name=f"task {parent_id}",
+            ),
+        ),
         lifecycle="delegated",
         model=model,
     )

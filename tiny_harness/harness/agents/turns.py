@@ -15,15 +15,10 @@ from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import StreamResponse, Task, TaskState, TaskStatus
 from pydantic import BaseModel
 
-FINAL_STATES = frozenset(
-    {
-        TaskState.TASK_STATE_COMPLETED,
-        TaskState.TASK_STATE_FAILED,
-        TaskState.TASK_STATE_CANCELED,
-        TaskState.TASK_STATE_REJECTED,
-    }
-)
-PARKED_STATES = frozenset({TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED})
+from tiny_harness.harness.core import task_states
+
+FINAL_STATES = task_states.FINAL
+PARKED_STATES = task_states.PAUSED
 
 
 class RemoteTurn(BaseModel, frozen=True):

@@ -41,6 +41,8 @@ TASK_EXTENSION_URI: Final = "https://madarauchiha-314.github.io/tiny-harness/a2a
 TASK_EXT_KEY: Final = "io.github.madarauchiha-314.tiny-harness/task"
 TASK_MEDIA_TYPE: Final = "application/vnd.tiny-harness.task+json"
 EVENT_MEDIA_TYPE: Final = "application/vnd.tiny-harness.event+json"
+PARTICIPANT_METADATA_KEY: Final = "participant_id"
+"""Where a message carries its sender's participant id (`Message.metadata`)."""
 
 # Bounds keep a hostile envelope or metadata entry small; real tasks stay far below them.
 MAX_ITEMS: Final = 50
@@ -240,6 +242,26 @@ def ext_of(task: Task) -> TaskExtensionData | None:
 def with_ext(task: Task, ext: TaskExtensionData) -> None:
     """Write `ext` into `task.metadata[TASK_EXT_KEY]`, replacing what was there."""
     task.metadata[TASK_EXT_KEY] = ext.model_dump(mode="json")
+
+
+def claim(task: Task, message: Message) -> None:
+    """Make the sender of `message` (its `participant_id`) an admin of `task`, first among
+    its participants (kept as described if the task names it already, else a human); an
+    anonymous sender claims nothing."""
+    metadata = message.metadata
+    # A protobuf Struct has no `get`.
+    value = metadata[PARTICIPANT_METADATA_KEY] if PARTICIPANT_METADATA_KEY in metadata else ""  # noqa: SIM401
+    if not isinstance(value, str) or not value:
+        return
+    current = ext_of(task) or TaskExtensionData()
+    named = [p for p in current.participants if p.id == value]
+    sender = (
+        named[0].model_copy(update={"role": ParticipantRole.ADMIN})
+        if named
+        else Participant(id=value, kind="human", role=ParticipantRole.ADMIN, display_name=value)
+    )
+    others = tuple(p for p in current.participants if p.id != value)
+    with_ext(task, current.model_copy(update={"participants": (sender, *others)}))
 
 
 def merge_ext(task: Task, update: TaskExtensionData) -> None:

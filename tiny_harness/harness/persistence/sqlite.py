@@ -7,9 +7,14 @@ never blocks on disk.
 
 Limits: it is made for one writer process. WAL mode and a busy timeout let another process
 read the file, or briefly contend for it, but nothing coordinates several servers writing the
-same file, and there is no replication or backup: the file is the only copy. Pagination is by
-keyset over `(updated_at, id)`, so a page token stays valid as tasks arrive, but a task
-updated while a client pages moves ahead of the cursor and is not shown again in that walk.
+same file, and there is no replication or backup: the file is the only copy.
+
+A task's `updated_at` column is the time of its last status change (the task's status
+timestamp; the record's `updated_at` for a task without one), so a write that changes no
+status (the closing write with the event log, say) leaves the task where it was in the
+listing. Pagination is by keyset over `(updated_at, id)`, so a page token stays valid as
+tasks arrive, but a task whose status changes while a client pages moves ahead of the
+cursor and is not shown again in that walk.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from google.protobuf import json_format
 from pydantic import ValidationError
 
 from tiny_harness.errors import StoreError
+from tiny_harness.harness.core.task_ext import TASK_EXT_KEY
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.persistence import sqlite_records
 from tiny_harness.harness.persistence.records import Record, RecordKind
@@ -68,6 +74,15 @@ _UPSERT = """
 
 type _Param = str | int
 
+_PARTICIPANTS = f"""'$.task.metadata."{TASK_EXT_KEY}".participants'"""
+"""JSON path of a task record's participants (the task extension data in its metadata)."""
+# Both are built from constants only; the participant id is a parameter.
+_PARTICIPANT_FILTER = (
+    f"EXISTS (SELECT 1 FROM json_each(tasks.json, {_PARTICIPANTS}) "  # noqa: S608
+    "WHERE json_extract(value, '$.id') = ?)"
+)
+_NO_PARTICIPANTS = f"COALESCE(json_array_length(tasks.json, {_PARTICIPANTS}), 0) = 0"
+
 
 class SqliteStore(Store):
     """A `Store` in the SQLite file at `path`, created with its directory on first use."""
@@ -91,7 +106,7 @@ class SqliteStore(Store):
             task.context_id,
             int(task.status.state),
             record.version,
-            _utc_text(record.updated_at, "the record's updated_at"),
+            _status_changed_at(record),
             record.model_dump_json(),
         )
 
@@ -113,7 +128,8 @@ class SqliteStore(Store):
         return None if document is None else _record(document, task_id)
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
-        """A page of matching records, newest update first, ties broken by id descending."""
+        """A page of matching records, newest status change first, ties broken by id
+        descending; `updated_after` keeps the tasks whose status changed at or after it."""
         filters: list[str] = []
         params: list[_Param] = []
         if query.context_id is not None:
@@ -123,8 +139,12 @@ class SqliteStore(Store):
             filters.append("state = ?")
             params.append(query.state)
         if query.updated_after is not None:
-            filters.append("updated_at > ?")
+            filters.append("updated_at >= ?")
             params.append(_utc_text(query.updated_after, "the query's updated_after"))
+        if query.participant is not None:
+            filters.append(_PARTICIPANT_FILTER if query.participant else _NO_PARTICIPANTS)
+            if query.participant:
+                params.append(query.participant)
         page_filters = list(filters)
         page_params = list(params)
         if query.page_token is not None:
@@ -242,6 +262,19 @@ def _utc_text(moment: datetime, what: str) -> str:
     except OverflowError as exc:
         raise StoreError(f"{what} {moment.isoformat()} is out of range in UTC") from exc
     return utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def _status_changed_at(record: TaskRecord) -> str:
+    """The listing time of `record`: its task's status timestamp, else its `updated_at`."""
+    written = _utc_text(record.updated_at, "the record's updated_at")
+    status = record.task.status
+    if not status.HasField("timestamp"):
+        return written
+    try:
+        changed = status.timestamp.ToDatetime(tzinfo=UTC)
+    except (ValueError, OverflowError) as exc:
+        raise StoreError(f"the task's status timestamp is out of range: {exc}") from exc
+    return _utc_text(changed, "the task's status timestamp")
 
 
 def _encode_token(updated_at: str, task_id: str) -> str:

@@ -40,17 +40,27 @@ class TaskRecord(BaseModel, frozen=True):
 
 
 class TaskQuery(BaseModel, frozen=True):
-    """Which tasks `Store.list_tasks` returns; every filter given must hold."""
+    """Which tasks `Store.list_tasks` returns; every filter given must hold.
+
+    A task's time in a listing is its last status change (its status timestamp, or the
+    record's `updated_at` for a task without one): `updated_after` keeps the tasks whose
+    status changed at or after that instant (A2A's `statusTimestampAfter`), and the order
+    is that time, newest first. `page_token` is a `next_page_token` this store issued.
+    """
 
     context_id: str | None = None
     state: int | None = None
+    participant: str | None = None
+    """Only tasks this participant takes part in (its task extension's participants; the
+    empty id: tasks that name none). None: every task."""
     updated_after: datetime | None = None
     page_size: int = Field(default=50, ge=1, le=100)
     page_token: str | None = None
 
 
 class TaskPage(BaseModel, frozen=True):
-    """One page of tasks, newest update first, and the token of the next page if any."""
+    """One page of tasks, newest status change first, and the token of the next page if
+    any; `total_size` counts every task that matches the filters, on every page."""
 
     records: tuple[TaskRecord, ...]
     next_page_token: str | None
@@ -75,7 +85,8 @@ class Store(Entity):
 
     @abstractmethod
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
-        """A page of task records matching `query`, newest update first.
+        """A page of task records matching `query`, newest status change first, ties
+        broken by task id descending.
 
         Raises `StoreError` for a page token this store did not issue.
         """

@@ -9,17 +9,20 @@ Routes, in mount order (ours first, so the SDK's REST patterns cannot shadow the
     POST /                                 JSON-RPC binding
     *    /rest/...                         HTTP+JSON binding
 
-A body-size limit wraps all of it, so an oversized request never reaches a handler; the
-push endpoint's own, smaller limit sits outside that one, so an oversized push is refused
-before anything reads it. The SDK's DEBUG log of JSON-RPC request bodies is filtered out:
-a push token a client registers travels in such a body.
+Middleware, outermost first: the per-peer rate limit (a request over it is refused with
+429 before anything is read), the push endpoint's own, smaller body limit, then the body
+limit over all of it, so an oversized request never reaches a handler. The card carries
+caching headers (`card_route`); every SSE stream sends a keep-alive comment at
+`sse_keepalive` (`with_keepalive`). The SDK's DEBUG log of JSON-RPC request bodies is
+filtered out: a push token a client registers travels in such a body.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime, timedelta
 
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
+from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
 from a2a.types import AgentCard
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -27,8 +30,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from tiny_harness.service.a2a.card import JSONRPC_PATH, REST_PATH
+from tiny_harness.harness.security import Redactor
+from tiny_harness.service.a2a.card import JSONRPC_PATH, REST_PATH, card_route
 from tiny_harness.service.a2a.handler import HarnessRequestHandler
+from tiny_harness.service.a2a.keepalive import DEFAULT_SSE_KEEPALIVE, with_keepalive
 from tiny_harness.service.a2a.limits import BodyLimitMiddleware
 from tiny_harness.service.a2a.push import (
     MAX_PUSH_BYTES,
@@ -37,6 +42,7 @@ from tiny_harness.service.a2a.push import (
     PushBodyLimit,
     PushReceiver,
 )
+from tiny_harness.service.a2a.rate_limit import RateLimit, RateLimiter, RateLimitMiddleware
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.heartbeat import HeartbeatMonitor, NoSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
@@ -100,13 +106,18 @@ def create_app(
     monitor: HeartbeatMonitor | None = None,
     push: PushReceiver | None = None,
     outbound: PushRegistrations | None = None,
+    sse_keepalive: timedelta = DEFAULT_SSE_KEEPALIVE,
+    rate_limit: RateLimit | None = None,
+    redactor: Redactor | None = None,
 ) -> Starlette:
     """The A2A application over `gateway`, advertising `card`; `/_monitor` reads `monitor`
     (None: the heartbeat is off, and `/_monitor` says so); `push` takes remote agents'
     pushes (None: no push endpoint); `outbound` keeps our clients' push configs (None:
-    push-config operations are refused, and `card` should say push is not offered)."""
+    push-config operations are refused, and `card` should say push is not offered);
+    `rate_limit` applies to each peer address (None: no limit); `redactor` masks credentials
+    in every inbound message (None: the built-in shapes, no configured secrets)."""
     logging.getLogger(SDK_BODY_LOGGER).addFilter(_DROP_REQUEST_BODIES)
-    handler = HarnessRequestHandler(gateway, card, push=outbound)
+    handler = HarnessRequestHandler(gateway, card, push=outbound, redactor=redactor)
     routes: list[BaseRoute] = [
         Route("/healthz", _healthz, methods=["GET"]),
         _monitor_route(monitor),
@@ -116,7 +127,12 @@ def create_app(
         routes.append(_push_route(push))
         push_limit = min(MAX_PUSH_BYTES, max_request_bytes)
         middleware.insert(0, Middleware(PushBodyLimit, max_bytes=push_limit))
-    routes += create_agent_card_routes(card)
-    routes += create_jsonrpc_routes(handler, rpc_url=JSONRPC_PATH)
-    routes += create_rest_routes(handler, path_prefix=REST_PATH)
+    if rate_limit is not None:
+        middleware.insert(0, Middleware(RateLimitMiddleware, limiter=RateLimiter(rate_limit)))
+    routes.append(card_route(card, modified=datetime.now(UTC)))
+    bindings: list[BaseRoute] = [
+        *create_jsonrpc_routes(handler, rpc_url=JSONRPC_PATH),
+        *create_rest_routes(handler, path_prefix=REST_PATH),
+    ]
+    routes += with_keepalive(bindings, sse_keepalive)
     return Starlette(routes=routes, middleware=middleware)

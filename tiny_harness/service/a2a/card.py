@@ -1,10 +1,17 @@
-"""The agent card: what this server tells clients it can do, and nothing more."""
+"""The agent card: what this server tells clients it can do, and nothing more, and the
+route that serves it with caching headers."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from email.utils import format_datetime, parsedate_to_datetime
 from typing import Final
 
+from a2a.server.routes import create_agent_card_routes
 from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from tiny_harness import __version__
 from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
@@ -12,6 +19,8 @@ from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
 JSONRPC_PATH: Final = "/"
 REST_PATH: Final = "/rest"
 PROTOCOL_VERSION: Final = "1.0"
+CARD_CACHE_CONTROL: Final = "public, max-age=300"
+"""Clients may keep the card five minutes, then revalidate (ETag or Last-Modified)."""
 
 
 def build_agent_card(base_url: str, *, model: str, push: bool) -> AgentCard:
@@ -69,3 +78,44 @@ def build_agent_card(base_url: str, *, model: str, push: bool) -> AgentCard:
             )
         ],
     )
+
+
+def card_route(card: AgentCard, *, modified: datetime) -> Route:
+    """`GET /.well-known/agent-card.json`: the SDK's own card endpoint (its JSON, `ETag`,
+    `If-None-Match`, `Cache-Control`), plus `Last-Modified: modified` and `If-Modified-Since`.
+
+    `modified` is when this card came to be (the app's creation); it is sent to the second,
+    as HTTP dates are. Mount it in place of the SDK's card route (it answers for it).
+    """
+    (sdk_route,) = create_agent_card_routes(card, cache_control=CARD_CACHE_CONTROL)
+    serve = sdk_route.endpoint
+    to_the_second = modified.astimezone(UTC).replace(microsecond=0)
+    last_modified = format_datetime(to_the_second, usegmt=True)
+
+    async def get_card(request: Request) -> Response:
+        response: Response = await serve(request)
+        response.headers["Last-Modified"] = last_modified
+        if response.status_code == 200 and _unchanged_since(request, to_the_second):
+            kept = ("etag", "cache-control", "last-modified")
+            headers = {name: response.headers[name] for name in kept if name in response.headers}
+            return Response(status_code=304, headers=headers)
+        return response
+
+    return Route(sdk_route.path, get_card, methods=["GET"])
+
+
+def _unchanged_since(request: Request, modified: datetime) -> bool:
+    """Whether the request's If-Modified-Since covers `modified` (RFC 9110 13.1.3: ignored
+    when If-None-Match is present, or when it is not one valid HTTP date)."""
+    if "if-none-match" in request.headers:
+        return False
+    header = request.headers.get("if-modified-since")
+    if header is None:
+        return False
+    try:
+        date = parsedate_to_datetime(header)
+    except (TypeError, ValueError):
+        return False
+    if date.tzinfo is None:
+        return False  # no zone, or "-0000": not an HTTP date, which is always GMT
+    return modified <= date

@@ -13,9 +13,10 @@ owns every task's life. Each operation is a thin mapping onto `TaskGateway`:
     push-config operations              `PushRegistrations` (store + courier workflow), when
                                         the server offers push; refused when it does not
 
-Refusals are the A2A errors the specification names, raised before any workflow starts:
-among them a request naming an extension the card does not advertise, and a message whose
-task envelope (docs/a2a/ext/) does not validate.
+Refusals are the A2A errors the specification names, raised before any workflow starts
+(a message's are `admission.py`'s). Every operation on a task first checks that the caller
+takes part in it (`access.py`): a task the caller may not see is answered exactly as a task
+that does not exist.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ from a2a.types import (
     ListTasksRequest,
     ListTasksResponse,
     Message,
-    Role,
     SendMessageRequest,
     StreamResponse,
     SubscribeToTaskRequest,
@@ -47,28 +47,34 @@ from a2a.types import (
     TaskPushNotificationConfig,
 )
 from a2a.utils.errors import (
-    ExtendedAgentCardNotConfiguredError,
     InvalidParamsError,
-    PushNotificationNotSupportedError,
     TaskNotCancelableError,
     TaskNotFoundError,
     UnsupportedOperationError,
 )
 from a2a.utils.proto_utils import validate_proto_required_fields
-from a2a.utils.task import apply_history_length, validate_history_length, validate_page_size
+from a2a.utils.task import apply_history_length, validate_history_length
 
 from tiny_harness.errors import (
     FinalTaskError,
     InvalidMessageError,
-    PushError,
-    PushUrlRefusedError,
-    TaskExtensionError,
     TaskRefusedError,
     UnknownTaskError,
 )
-from tiny_harness.harness.core.task_ext import envelopes_in
+from tiny_harness.harness.persistence.store import TaskQuery
+from tiny_harness.harness.security import Redactor
+from tiny_harness.service.a2a.access import (
+    asserted_participant,
+    deny,
+    is_admin,
+    may_access,
+    not_found,
+    owner_of,
+)
+from tiny_harness.service.a2a.admission import admit, sets_participants
 from tiny_harness.service.a2a.bridge import follow
 from tiny_harness.service.a2a.listing import list_tasks
+from tiny_harness.service.a2a.push_configs import PushConfigOperations
 from tiny_harness.service.durable.event_log import TERMINAL_STATES
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.models import InboxReceipt, TaskSnapshot
@@ -81,11 +87,19 @@ class HarnessRequestHandler(RequestHandler):
     """Every A2A operation of the harness, over `TaskGateway`."""
 
     def __init__(
-        self, gateway: TaskGateway, card: AgentCard, *, push: PushRegistrations | None = None
+        self,
+        gateway: TaskGateway,
+        card: AgentCard,
+        *,
+        push: PushRegistrations | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
+        """`redactor` masks credentials in every inbound message (None: the built-in shapes,
+        no configured secrets)."""
         self._gateway = gateway
         self._card = card
-        self._push = push
+        self._push = PushConfigOperations(push)
+        self._redactor = redactor or Redactor()
 
     # ---- messages ----------------------------------------------------------------------
 
@@ -114,58 +128,79 @@ class HarnessRequestHandler(RequestHandler):
             yield _payload(event)
 
     async def _accept(self, params: SendMessageRequest, context: ServerCallContext) -> InboxReceipt:
-        validate_proto_required_fields(params)
-        validate_history_length(params.configuration)
-        self._check_extensions(context)
-        message = params.message
-        if message.role == Role.ROLE_AGENT:
-            raise InvalidParamsError(message="a client message must have role ROLE_USER")
-        if not message.parts:
-            raise InvalidParamsError(message="a message needs at least one part")
-        _check_envelopes(message)
-        wants_push = params.configuration.HasField("task_push_notification_config")
-        if wants_push and self._push is None:
-            raise PushNotificationNotSupportedError
-        push = params.configuration.task_push_notification_config if wants_push else None
+        admitted = admit(
+            params,
+            context,
+            card=self._card,
+            redactor=self._redactor,
+            push_offered=self._push.offered,
+        )
+        message, participant, push = admitted.message, admitted.participant, admitted.push
         try:
             if message.task_id:
-                return await self._reply(message, push)
-            task_id = str(uuid.uuid4())
-            context_id = message.context_id or str(uuid.uuid4())
-            if push is None:
-                return await self._gateway.start(task_id, context_id, message)
-            # Registered first, so a refused config starts no task; its courier reads
-            # from event 0, so it hears the task from the beginning whenever it starts.
-            stored = await self._register(push, task_id, cursor=0, final=False)
-            try:
-                return await self._gateway.start(task_id, context_id, message)
-            except BaseException:
-                await self._registrations().delete(task_id, stored.id)
-                raise
+                receipt = await self._reply(message, push, participant)
+            else:
+                receipt = await self._start(message, push, participant)
         except TaskRefusedError as error:
             raise _protocol_error(error) from error
-
-    def _check_extensions(self, context: ServerCallContext) -> None:
-        """Refuse a request that asks for an extension this server does not offer."""
-        offered = {e.uri for e in self._card.capabilities.extensions}
-        unknown = sorted(context.requested_extensions - offered)
-        if unknown:
-            raise UnsupportedOperationError(
-                message=f"extension not supported by this agent: {', '.join(unknown)}"
+        if admitted.masked:  # how many, never what
+            logger.info(
+                "task %s: masked %d credential-shaped values in message %s",
+                receipt.task.id,
+                admitted.masked,
+                message.message_id,
             )
+        return receipt
+
+    async def _start(
+        self, message: Message, push: TaskPushNotificationConfig | None, participant: str
+    ) -> InboxReceipt:
+        """A new task, in a new context or in one the participant started."""
+        task_id = str(uuid.uuid4())
+        if message.context_id:
+            await self._check_context(message.context_id, participant)
+        context_id = message.context_id or str(uuid.uuid4())
+        if push is None:
+            return await self._gateway.start(task_id, context_id, message)
+        # Registered first, so a refused config starts no task; its courier reads from
+        # event 0, so it hears the task from the beginning whenever it starts.
+        stored = await self._push.register(push, task_id, cursor=0, final=False)
+        try:
+            return await self._gateway.start(task_id, context_id, message)
+        except BaseException:
+            await self._push.require().delete(task_id, stored.id)
+            raise
+
+    async def _check_context(self, context_id: str, participant: str) -> None:
+        """Refuse a context another participant started, saying nothing of it."""
+        page = await self._gateway.store.list_tasks(TaskQuery(context_id=context_id, page_size=1))
+        if page.records and owner_of(page.records[0].task) != participant:
+            logger.warning(
+                "access denied: participant %r may not use context %s", participant, context_id
+            )
+            raise InvalidParamsError(message=f"context {context_id} cannot be used")
 
     async def _reply(
-        self, message: Message, push: TaskPushNotificationConfig | None
+        self, message: Message, push: TaskPushNotificationConfig | None, participant: str
     ) -> InboxReceipt:
         snap = await self._known(message.task_id)
+        if not may_access(participant, snap.task):
+            raise deny("message", participant, message.task_id)
         if snap.task.status.state in TERMINAL_STATES:
             raise FinalTaskError(f"task {message.task_id} is final and takes no more messages")
         if message.context_id and message.context_id != snap.task.context_id:
             raise InvalidMessageError(
                 f"context {message.context_id} does not match the task's context"
             )
+        if sets_participants(message) and not is_admin(participant, snap.task):
+            logger.warning(
+                "access denied: participant %r may not change the participants of task %s",
+                participant,
+                message.task_id,
+            )
+            raise InvalidParamsError(message="only an admin of the task may change participants")
         if push is not None:
-            await self._register(push, message.task_id, cursor=snap.version, final=False)
+            await self._push.register(push, message.task_id, cursor=snap.version, final=False)
         return await self._gateway.send(message.task_id, message)
 
     # ---- tasks -------------------------------------------------------------------------
@@ -173,23 +208,21 @@ class HarnessRequestHandler(RequestHandler):
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task | None:
         """The task as it stands, trimmed to `historyLength`."""
         validate_history_length(params)
-        snap = await self._known_or_404(params.id)
+        snap = await self._visible(params.id, context, "read")
         return apply_history_length(snap.task, params)
 
     async def on_list_tasks(
         self, params: ListTasksRequest, context: ServerCallContext
     ) -> ListTasksResponse:
-        """A page of tasks from the store, newest change first."""
-        validate_history_length(params)
-        if params.HasField("page_size"):
-            validate_page_size(params.page_size)
-        return await list_tasks(self._gateway.store, params)
+        """A page of the caller's tasks from the store, newest change first."""
+        participant = asserted_participant(context)
+        return await list_tasks(self._gateway.store, params, participant=participant)
 
     async def on_cancel_task(
         self, params: CancelTaskRequest, context: ServerCallContext
     ) -> Task | None:
         """Signal the workflow to cancel and answer once the task is CANCELED (or final)."""
-        snap = await self._known_or_404(params.id)
+        snap = await self._visible(params.id, context, "cancel")
         if snap.task.status.state in TERMINAL_STATES:
             raise TaskNotCancelableError
         try:
@@ -198,14 +231,14 @@ class HarnessRequestHandler(RequestHandler):
             raise TaskNotCancelableError from error
         async for _ in follow(self._gateway, params.id, snap.version):
             pass
-        final = await self._known_or_404(params.id)
+        final = await self._visible(params.id, context, "read")
         return final.task
 
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
         """Replay the task's whole event log, then follow it live."""
-        snap = await self._known_or_404(params.id)
+        snap = await self._visible(params.id, context, "subscribe to")
         if snap.task.status.state in TERMINAL_STATES:
             raise UnsupportedOperationError(message=f"task {params.id} is in a final state")
         async for event in follow(self._gateway, params.id, 0):
@@ -217,92 +250,61 @@ class HarnessRequestHandler(RequestHandler):
             raise UnknownTaskError(f"no task {task_id}")
         return snap
 
-    async def _known_or_404(self, task_id: str) -> TaskSnapshot:
-        try:
-            return await self._known(task_id)
-        except UnknownTaskError as error:
-            raise TaskNotFoundError from error
+    async def _visible(
+        self, task_id: str, context: ServerCallContext, operation: str
+    ) -> TaskSnapshot:
+        """The task, if it exists and the caller takes part in it; else the one not-found
+        answer, the same for both (a denial is logged)."""
+        snap = await self._gateway.snapshot(task_id)
+        if snap is None:
+            raise not_found(task_id)
+        participant = asserted_participant(context)
+        if not may_access(participant, snap.task):
+            raise deny(operation, participant, task_id)
+        return snap
 
     # ---- push notifications ----------------------------------------------------------------
-
-    def _registrations(self) -> PushRegistrations:
-        if self._push is None:
-            raise PushNotificationNotSupportedError
-        return self._push
-
-    async def _register(
-        self, config: TaskPushNotificationConfig, task_id: str, *, cursor: int, final: bool
-    ) -> TaskPushNotificationConfig:
-        """Store a config for `task_id` (its own task id must be empty or the same)."""
-        if config.task_id and config.task_id != task_id:
-            raise InvalidParamsError(message="the push config names another task")
-        bound = TaskPushNotificationConfig()
-        bound.CopyFrom(config)
-        bound.task_id = task_id
-        try:
-            return await self._registrations().create(bound, cursor=cursor, final=final)
-        except PushUrlRefusedError as error:
-            raise InvalidParamsError(message=f"push URL refused: {error.reason}") from error
-        except PushError as error:
-            raise InvalidParamsError(message=error.message) from error
 
     async def on_create_task_push_notification_config(
         self, params: TaskPushNotificationConfig, context: ServerCallContext
     ) -> TaskPushNotificationConfig:
         """Register a receiver for the task's events from now on (secrets never echoed)."""
-        self._registrations()
+        self._push.require()
         validate_proto_required_fields(params)
-        snap = await self._known_or_404(params.task_id)
-        final = snap.task.status.state in TERMINAL_STATES
-        return await self._register(params, params.task_id, cursor=snap.version, final=final)
+        snap = await self._visible(params.task_id, context, "configure push for")
+        return await self._push.create(params, snap)
 
     async def on_get_task_push_notification_config(
         self, params: GetTaskPushNotificationConfigRequest, context: ServerCallContext
     ) -> TaskPushNotificationConfig:
         """One of the task's push configs, without token or credentials."""
-        push = self._registrations()
-        await self._known_or_404(params.task_id)
-        config = await push.get(params.task_id, params.id)
-        if config is None:
-            raise TaskNotFoundError(message=f"no push config {params.id} on this task")
-        return config
+        self._push.require()
+        await self._visible(params.task_id, context, "configure push for")
+        return await self._push.get(params)
 
     async def on_list_task_push_notification_configs(
         self, params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext
     ) -> ListTaskPushNotificationConfigsResponse:
         """The task's push configs, without tokens or credentials, in one page."""
-        push = self._registrations()
-        await self._known_or_404(params.task_id)
-        return ListTaskPushNotificationConfigsResponse(configs=await push.list(params.task_id))
+        self._push.require()
+        await self._visible(params.task_id, context, "configure push for")
+        return await self._push.list(params)
 
     async def on_delete_task_push_notification_config(
         self, params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext
     ) -> None:
         """Forget a push config and stop its deliveries."""
-        push = self._registrations()
-        await self._known_or_404(params.task_id)
-        if not await push.delete(params.task_id, params.id):
-            raise TaskNotFoundError(message=f"no push config {params.id} on this task")
+        self._push.require()
+        await self._visible(params.task_id, context, "configure push for")
+        await self._push.delete(params)
 
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
     ) -> AgentCard:
-        """There is no extended card."""
-        raise ExtendedAgentCardNotConfiguredError
-
-
-def _check_envelopes(message: Message) -> None:
-    """Refuse a message whose task envelopes do not validate, or that carries an event kind
-    this server does not take from clients (only `task` envelopes are taken)."""
-    try:
-        envelopes = envelopes_in(message)
-    except TaskExtensionError as error:
-        raise InvalidParamsError(message=error.message) from error
-    for envelope in envelopes:
-        if envelope.kind != "task":
-            raise InvalidParamsError(
-                message=f"a {envelope.kind} envelope is not accepted in a message to this agent"
-            )
+        """There is no extended card, and the card says so: the spec's answer is
+        UnsupportedOperation (ExtendedAgentCardNotConfigured is for a card that promises
+        one)."""
+        raise UnsupportedOperationError(message="this agent has no extended agent card")
 
 
 def _payload(event: StreamResponse) -> Event:

@@ -3,8 +3,9 @@
 Every agent gets the brief as text (name, goal, description, acceptance criteria), since
 that is what any A2A agent reads. An agent whose card advertises the task extension also
 gets it as a task envelope (docs/a2a/ext/), so it can keep the fields apart; the harness
-itself (`self`) gets the full brief in it: that it was delegated, by which parent task, and
-the parent's model, so the sub-task is recognisably part of the same work.
+itself (`self`) gets the full brief in it: that it was delegated, by which parent task (an
+agent participant, the admin of the sub-task), and the parent's model, so the sub-task is
+recognisably part of the same work.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from tiny_harness.harness.agents.agent import SELF_AGENT_ID, Agent
 from tiny_harness.harness.core.task_ext import (
     AcceptanceCriterion,
     EventEnvelope,
+    Participant,
+    ParticipantRole,
     TaskExtensionData,
     TaskRef,
     envelope_part,
@@ -41,10 +44,17 @@ def _extension(data: StartAgentTaskInput, agent: Agent, model: str) -> TaskExten
     )
     if agent.agent_id != SELF_AGENT_ID or not data.parent_id:
         return fields
+    delegator = Participant(
+        id=data.participant,
+        kind="agent",
+        role=ParticipantRole.ADMIN,
+        display_name=f"task {data.parent_id}",
+    )
     return fields.model_copy(
         update={
             "lifecycle": "delegated",
             "parent_tasks": (TaskRef(task_id=data.parent_id),),
+            "participants": (delegator,),
             "model": model,
         }
     )

@@ -13,6 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import TaskState
     from pydantic import JsonValue
 
+    from tiny_harness.harness.core import task_states
     from tiny_harness.service.durable import event_log
     from tiny_harness.service.durable.dispatch import HookDispatcher
     from tiny_harness.service.durable.models import TaskRun
@@ -45,6 +46,7 @@ class Narrator:
         if text is not None:
             message = event_log.agent_message(task, str(workflow.uuid4()), text, data)
         before = task.status.state
+        task_states.check_transition(before, state)
         self._log.record(event_log.status_event(task, state, workflow.now(), message))
         if state not in event_log.TERMINAL_STATES:  # the final flush writes the end
             self._snapshots.mark()

@@ -30,7 +30,12 @@ with workflow.unsafe.imports_passed_through():
 
     from tiny_harness.errors import TaskExtensionError
     from tiny_harness.harness.core.context import UsageMark
-    from tiny_harness.harness.core.task_ext import TaskExtensionData, envelopes_in, merge_ext
+    from tiny_harness.harness.core.task_ext import (
+        TaskExtensionData,
+        claim,
+        envelopes_in,
+        merge_ext,
+    )
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse
     from tiny_harness.harness.persistence.records import Record
     from tiny_harness.service.durable import event_log, read_model
@@ -324,6 +329,8 @@ class TaskWorkflow:
         for envelope in envelopes_in(message):  # the validator has checked them
             if isinstance(envelope.payload, TaskExtensionData):
                 merge_ext(self._run.task, envelope.payload)
+        if self._log.empty:
+            claim(self._run.task, message)  # the task belongs to whoever started it
         bound = event_log.bound_message(message, self._run.task)
         self._run.mailbox.append(bound)
         self._run.task.history.append(bound)

@@ -1,0 +1,202 @@
+"""`Redactor`: masks credential-shaped values in text and in A2A messages.
+
+It runs where untrusted input becomes a record (first at A2A ingress, so the update argument
+in Temporal history never holds a credential; abuse case 6). What it masks, each replaced
+by `[redacted:<kind>]` so a reader sees what was there without the value:
+
+    configured secrets      any occurrence of a value given to the constructor (8+ chars)
+    private keys            PEM `-----BEGIN ... PRIVATE KEY-----` blocks
+    vendor keys             OpenAI `sk-`/`sk-proj-`, Anthropic `sk-ant-`, GitHub `ghp_`/
+                            `github_pat_`, AWS `AKIA`/`ASIA` ids, Temporal `tmprl_`, Slack
+                            `xox?-`, Google `AIza`, and JWTs (`eyJ..`, Temporal Cloud keys)
+    by context              `Authorization:` header values, `Bearer <token>`, the password
+                            in `scheme://user:password@host`, credential query parameters
+                            (`?access_token=`), `NAME_API_KEY=`/`"password": ...` assignments
+
+In a message: every text part, every string inside data parts and metadata (recursively;
+a field whose name says it is a credential, such as `api_key`, is masked whatever its
+value), file names, a raw part that is UTF-8 text, and URLs (their userinfo and credential
+query values, percent-encoded so the URL stays valid). Identifiers (message, task and
+context ids) are left alone. Pure, deterministic, no I/O; patterns are precompiled.
+
+Limits: it is a pattern matcher, so it cannot catch a credential with no recognisable shape
+or context (a bare random password in prose, a token in a URL path, a vendor whose format it
+does not know), a configured secret that was encoded (base64, percent-encoding) or split
+across parts, secrets in binary raw parts or in data-part keys, or values shorter than
+8 characters. Context shapes demand a machine-made value, so a short or all-letters
+credential after `Bearer` or `password=` can pass; a configured secret is the reliable way
+to catch a known one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+from a2a.types import Message, Part
+from google.protobuf.struct_pb2 import Struct, Value
+from pydantic import SecretStr
+
+from tiny_harness.harness.security.shapes import (
+    MASKED,
+    SHAPES,
+    Pattern,
+    Shape,
+    mask,
+    sensitive_name,
+)
+
+MIN_SECRET_CHARS: Final = 8
+"""Shorter configured secrets are ignored: masking every "changeme" in prose helps nobody."""
+
+_URL_QUERY_NAMES: Final = re.compile(
+    r"(?:access_token|refresh_token|id_token|token|api[_-]?key|apikey|key|secret"
+    r"|client_secret|password|passwd|sig|signature|x-amz-signature|x-amz-credential"
+    r"|x-amz-security-token|x-goog-signature|x-goog-credential|code)",
+    re.IGNORECASE,
+)
+"""Query parameters of a URL part whose value is a credential (in a URL part, unlike in
+prose, `key` and `code` name one: an API key, an OAuth code)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Redacted[T]:
+    """A redacted value and how many credentials were masked in it (never which)."""
+
+    value: T
+    masked: int
+
+
+class Redactor:
+    """Masks credential shapes and the configured secrets; see the module docstring."""
+
+    def __init__(self, secrets: Iterable[SecretStr | str | None] = ()) -> None:
+        """`secrets`: values masked wherever they occur; None, empty and short ones are
+        ignored (see `MIN_SECRET_CHARS`)."""
+        values = {s.get_secret_value() if isinstance(s, SecretStr) else s for s in secrets}
+        kept = sorted((v for v in values if v and len(v) >= MIN_SECRET_CHARS), key=len)
+        shapes: list[Shape] = []
+        if kept:
+            # Longest first, so a secret containing another is masked whole.
+            alternatives = "|".join(re.escape(v) for v in reversed(kept))
+            shapes.append(Pattern("secret", re.compile(alternatives)))
+        self._shapes: tuple[Shape, ...] = (*shapes, *SHAPES)
+
+    def text(self, text: str) -> str:
+        """`text` with every credential masked."""
+        return self.counted_text(text).value
+
+    def message(self, message: Message) -> Message:
+        """A redacted copy of `message`; `message` itself is not changed."""
+        return self.counted_message(message).value
+
+    def counted_text(self, text: str) -> Redacted[str]:
+        """`text` with every credential masked, and how many were."""
+        lowered = text.lower()
+        total = 0
+        for shape in self._shapes:
+            text, count = shape.sub(text, lowered)
+            total += count
+        return Redacted(text, total)
+
+    def counted_message(self, message: Message) -> Redacted[Message]:
+        """A redacted copy of `message` (see the module docstring for what is scanned), and
+        how many credentials were masked."""
+        copy = Message()
+        copy.CopyFrom(message)
+        masked = self._struct(copy.metadata)
+        for part in copy.parts:
+            masked += self._part(part)
+        return Redacted(copy, masked)
+
+    # ---- message parts: each redacts in place (on the copy) and returns its count ------
+
+    def _part(self, part: Part) -> int:
+        masked = self._struct(part.metadata)
+        if part.filename:
+            filename = self.counted_text(part.filename)
+            part.filename, masked = filename.value, masked + filename.masked
+        content = part.WhichOneof("content")
+        if content == "text":
+            text = self.counted_text(part.text)
+            part.text, masked = text.value, masked + text.masked
+        elif content == "data":
+            masked += self._value(part.data)
+        elif content == "url":
+            url = self.counted_url(part.url)
+            part.url, masked = url.value, masked + url.masked
+        elif content == "raw":
+            masked += self._raw(part)
+        return masked
+
+    def _raw(self, part: Part) -> int:
+        try:
+            decoded = part.raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return 0  # binary: nothing a text pattern could read (a documented limit)
+        text = self.counted_text(decoded)
+        if text.masked:
+            part.raw = text.value.encode("utf-8")
+        return text.masked
+
+    def _struct(self, struct: Struct) -> int:
+        masked = 0
+        for name, value in struct.fields.items():
+            if value.WhichOneof("kind") == "string_value" and _masks_by_name(name, value):
+                value.string_value = mask("credential-field")
+                masked += 1
+            else:
+                masked += self._value(value)
+        return masked
+
+    def _value(self, value: Value) -> int:
+        kind = value.WhichOneof("kind")
+        if kind == "string_value":
+            text = self.counted_text(value.string_value)
+            value.string_value = text.value
+            return text.masked
+        if kind == "struct_value":
+            return self._struct(value.struct_value)
+        if kind == "list_value":
+            return sum(self._value(item) for item in value.list_value.values)
+        return 0
+
+    # ---- URLs --------------------------------------------------------------------------
+
+    def counted_url(self, url: str) -> Redacted[str]:
+        """`url` with its userinfo and credential query values masked (percent-encoded, so
+        it stays a URL), then the text shapes applied to what is left."""
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # not a URL after all (a malformed IPv6 host): treat as text
+            return self.counted_text(url)
+        netloc, masked = parts.netloc, 0
+        userinfo, at, host = netloc.rpartition("@")
+        if at and userinfo:
+            netloc, masked = quote(mask("userinfo"), safe="") + "@" + host, 1
+        query, query_masked = self._query(parts.query)
+        if masked or query_masked:
+            url = urlunsplit(parts._replace(netloc=netloc, query=query))
+        rest = self.counted_text(url)
+        return Redacted(rest.value, masked + query_masked + rest.masked)
+
+    def _query(self, query: str) -> tuple[str, int]:
+        segments, masked = query.split("&"), 0
+        for index, segment in enumerate(segments):
+            name, eq, value = segment.partition("=")
+            if not eq or not value or unquote(value).startswith(MASKED):
+                continue
+            by_name = _URL_QUERY_NAMES.fullmatch(unquote(name)) is not None
+            if by_name or self.counted_text(unquote(value)).masked:
+                segments[index] = f"{name}={quote(mask('query'), safe='')}"
+                masked += 1
+        return "&".join(segments), masked
+
+
+def _masks_by_name(name: str, value: Value) -> bool:
+    """A non-empty string in a field named as a credential (`api_key`, `password`)."""
+    text = value.string_value
+    return bool(text) and not text.startswith(MASKED) and sensitive_name(name)

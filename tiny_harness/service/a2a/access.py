@@ -1,0 +1,97 @@
+"""`AccessPolicy`: who may see and act on a task, applied at every task-access boundary.
+
+The harness authenticates nobody (decision-003): the perimeter in front of it does, and
+tells the harness who is calling in `X-Participant-Id` (or the client asserts it itself in
+`Message.metadata["participant_id"]`; the header wins). A call with neither is the
+anonymous participant. The rule:
+
+    a task's participants are kept in its task extension data (the participant who
+    started it is its admin); a task with none belongs to the anonymous participant
+    GetTask, CancelTask, SubscribeToTask, push-config operations, a message to an
+    existing task, ListTasks: the caller must be a participant of the task, else
+    the answer is the task-not-found error a missing task gets, word for word
+    changing the participants (a task envelope that sets them) takes an admin
+    a context belongs to whoever started its first task; naming another's is refused
+
+Every denial is logged at WARNING with the participant, the operation and the task.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+from a2a.server.context import ServerCallContext
+from a2a.types import Message, Task
+from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
+
+from tiny_harness.harness.core.task_ext import (
+    PARTICIPANT_METADATA_KEY,
+    Participant,
+    ParticipantRole,
+    ext_of,
+)
+
+logger = logging.getLogger(__name__)
+
+PARTICIPANT_HEADER: Final = "x-participant-id"
+"""The header the perimeter sets to the caller's id (lower case, as Starlette keeps it)."""
+
+ANONYMOUS: Final = ""
+"""The participant of a call that asserts no id."""
+
+MAX_PARTICIPANT_ID: Final = 200
+
+
+def not_found(task_id: str) -> TaskNotFoundError:
+    """The one answer for a task that does not exist and for one the caller may not see."""
+    return TaskNotFoundError(message=f"no task {task_id}")
+
+
+def asserted_participant(context: ServerCallContext, message: Message | None = None) -> str:
+    """Who the call says it comes from: the header, else the message's metadata, else
+    anonymous. Raises InvalidParams for an id that is not one line of printable text."""
+    headers = context.state.get("headers")
+    asserted = headers.get(PARTICIPANT_HEADER, "") if isinstance(headers, dict) else ""
+    if not asserted and message is not None and PARTICIPANT_METADATA_KEY in message.metadata:
+        value = message.metadata[PARTICIPANT_METADATA_KEY]
+        asserted = value if isinstance(value, str) else ""
+    asserted = str(asserted).strip()
+    if len(asserted) > MAX_PARTICIPANT_ID or not asserted.isprintable():
+        raise InvalidParamsError(message="the participant id must be one printable line")
+    return asserted
+
+
+def participants_of(task: Task) -> tuple[Participant, ...]:
+    """The task's participants (none: the task belongs to the anonymous participant)."""
+    ext = ext_of(task)
+    return () if ext is None else ext.participants
+
+
+def may_access(participant: str, task: Task) -> bool:
+    """Whether `participant` takes part in `task`."""
+    ids = {p.id for p in participants_of(task)}
+    return participant in ids if ids else participant == ANONYMOUS
+
+
+def is_admin(participant: str, task: Task) -> bool:
+    """Whether `participant` holds the admin role on `task` (the anonymous participant is
+    the admin of a task nobody claimed)."""
+    people = participants_of(task)
+    if not people:
+        return participant == ANONYMOUS
+    return any(p.id == participant and p.role == ParticipantRole.ADMIN for p in people)
+
+
+def owner_of(task: Task) -> str:
+    """The participant a task (and its context) belongs to: its first admin."""
+    admins = [p.id for p in participants_of(task) if p.role == ParticipantRole.ADMIN]
+    return admins[0] if admins else ANONYMOUS
+
+
+def deny(operation: str, participant: str, task_id: str) -> TaskNotFoundError:
+    """Record a denial, and the error to answer it with (the same as for a missing task)."""
+    logger.warning(
+        "access denied: participant %r may not %s task %s", participant, operation, task_id
+    )
+    return not_found(task_id)

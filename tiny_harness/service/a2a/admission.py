@@ -1,0 +1,115 @@
+"""`admit`: what a SendMessage must pass before it may reach a task.
+
+In order, each refusal the A2A error the specification names, before any workflow is
+touched:
+
+    required fields, historyLength          InvalidParams
+    an extension the card does not offer    UnsupportedOperation
+    role AGENT, no parts                    InvalidParams
+    credential-shaped values                masked (never refused): history never holds them
+    a task envelope that does not validate,
+      or an event kind clients may not send InvalidParams
+    a participant id that is not one line   InvalidParams
+    a push config on a server without push  PushNotificationNotSupported
+
+The admitted message carries the asserted participant in its metadata, so the workflow
+knows who started a task (its admin).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from a2a.server.context import ServerCallContext
+from a2a.types import AgentCard, Message, Role, SendMessageRequest, TaskPushNotificationConfig
+from a2a.utils.errors import (
+    InvalidParamsError,
+    PushNotificationNotSupportedError,
+    UnsupportedOperationError,
+)
+from a2a.utils.proto_utils import validate_proto_required_fields
+from a2a.utils.task import validate_history_length
+
+from tiny_harness.errors import TaskExtensionError
+from tiny_harness.harness.core.task_ext import (
+    PARTICIPANT_METADATA_KEY,
+    TaskExtensionData,
+    envelopes_in,
+)
+from tiny_harness.harness.security import Redactor
+from tiny_harness.service.a2a.access import asserted_participant
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A message that may go to a task: who sent it, the push config riding on it, and how
+    many credential-shaped values were masked in it."""
+
+    message: Message
+    participant: str
+    push: TaskPushNotificationConfig | None
+    masked: int
+
+
+def admit(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+    *,
+    card: AgentCard,
+    redactor: Redactor,
+    push_offered: bool,
+) -> Admitted:
+    """Check `params` (see the module docstring); its message, masked and stamped."""
+    validate_proto_required_fields(params)
+    validate_history_length(params.configuration)
+    check_extensions(context, card)
+    message = params.message
+    if message.role == Role.ROLE_AGENT:
+        raise InvalidParamsError(message="a client message must have role ROLE_USER")
+    if not message.parts:
+        raise InvalidParamsError(message="a message needs at least one part")
+    # Masked before anything reads or records it: the update argument in Temporal history,
+    # and so every record after it, never holds the credential.
+    redacted = redactor.counted_message(message)
+    message.CopyFrom(redacted.value)
+    _check_envelopes(message)
+    participant = asserted_participant(context, message)
+    if participant:
+        message.metadata[PARTICIPANT_METADATA_KEY] = participant
+    wants_push = params.configuration.HasField("task_push_notification_config")
+    if wants_push and not push_offered:
+        raise PushNotificationNotSupportedError
+    push = params.configuration.task_push_notification_config if wants_push else None
+    return Admitted(message, participant, push, redacted.masked)
+
+
+def check_extensions(context: ServerCallContext, card: AgentCard) -> None:
+    """Refuse a request that asks for an extension the card does not offer."""
+    offered = {e.uri for e in card.capabilities.extensions}
+    unknown = sorted(context.requested_extensions - offered)
+    if unknown:
+        raise UnsupportedOperationError(
+            message=f"extension not supported by this agent: {', '.join(unknown)}"
+        )
+
+
+def sets_participants(message: Message) -> bool:
+    """Whether a task envelope in the message sets the task's participants (or roles)."""
+    return any(
+        isinstance(e.payload, TaskExtensionData) and "participants" in e.payload.model_fields_set
+        for e in envelopes_in(message)
+    )
+
+
+def _check_envelopes(message: Message) -> None:
+    """Refuse a message whose task envelopes do not validate, or that carries an event kind
+    this server does not take from clients (only `task` envelopes are taken)."""
+    try:
+        envelopes = envelopes_in(message)
+    except TaskExtensionError as error:
+        raise InvalidParamsError(message=error.message) from error
+    for envelope in envelopes:
+        if envelope.kind != "task":
+            raise InvalidParamsError(
+                message=f"a {envelope.kind} envelope is not accepted in a message to this agent"
+            )
