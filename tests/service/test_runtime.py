@@ -9,7 +9,7 @@ import httpx
 import pytest
 from a2a.client import ClientConfig, ClientFactory
 from a2a.helpers import get_artifact_text, get_message_text
-from a2a.types import GetTaskRequest, SubscribeToTaskRequest, TaskState
+from a2a.types import GetTaskRequest, StreamResponse, SubscribeToTaskRequest, TaskState
 from a2a.utils.errors import UnsupportedOperationError
 from temporalio.testing import WorkflowEnvironment
 
@@ -60,8 +60,23 @@ def remote_serve(
     return ServeProcess(tmp_path / "data", free_port(), env)
 
 
+async def stored_log(serve: ServeProcess, task_id: str) -> list[StreamResponse]:
+    """The final task's whole event log, from the store file of `serve` (written on close)."""
+    store = SqliteStore(serve.data_dir / "tiny-harness.sqlite3")
+    try:
+        # A killed worker's in-flight store write must time out before the final one lands.
+        for _ in range(300):
+            record = await store.get_task(task_id)
+            if record is not None and record.events:
+                return list(record.events)
+            await asyncio.sleep(0.1)
+    finally:
+        await store.close()
+    raise AssertionError(f"task {task_id} never had its log stored")
+
+
 @pytest.mark.timeout(120)
-async def test_restart_while_waiting_for_input_replays_every_event(
+async def test_restart_while_waiting_for_input_loses_nothing(
     temporal_env: WorkflowEnvironment, tmp_path: Path
 ) -> None:
     serve = remote_serve(temporal_env, tmp_path, ASK)
@@ -76,13 +91,20 @@ async def test_restart_while_waiting_for_input_replays_every_event(
 
         await serve.start()
         client = await a2a_client(serve.url, http)
-        replay = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
-        assert replay == first
+        (parked,) = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        # The restarted server shows the task exactly as it was left: waiting, the question
+        # its status, the first message in its history.
+        assert parked.task.status == first[-1].status_update.status
+        assert [m.message_id for m in parked.task.history][:1] == [
+            first[0].task.history[0].message_id
+        ]
         rest = await collect(client.send_message(send_request("M", task_id=task_id)))
         assert states(rest)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
         with pytest.raises(UnsupportedOperationError):
             await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        log = await stored_log(serve, task_id)
         assert await serve.stop() == 0
+    assert log == first + rest[1:]  # every event once, in order, across the restart
 
 
 @pytest.mark.timeout(120)
@@ -103,9 +125,11 @@ async def test_restart_mid_llm_call_finishes_the_task(
 
         await serve.start()
         client = await a2a_client(serve.url, http)
-        replay = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
-        assert replay[: len(seen)] == seen
-        assert states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
+        followed = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        assert followed[0].HasField("task")  # the task as it stood, then what followed
+        assert states(followed)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
+        log = await stored_log(serve, task_id)
+        assert log[: len(seen)] == seen
         task = await client.get_task(GetTaskRequest(id=task_id))
         assert task.status.state == TaskState.TASK_STATE_COMPLETED
         assert [get_artifact_text(a) for a in task.artifacts] == ["Thought it through."]
@@ -198,9 +222,10 @@ async def test_killed_mid_model_call_the_task_finishes_on_the_next_worker(
 
         await serve.start()
         client = await a2a_client(serve.url, http)
-        replay = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        followed = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        assert states(followed)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
+        replay = await stored_log(serve, task_id)
         assert replay[: len(seen)] == seen
-        assert states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
         plans = [e for e in replay if "Plan:" in str(e)]
         assert len(plans) == 1, "the recorded plan step must not run again"
         assert await serve.stop() == 0

@@ -6,10 +6,17 @@ import asyncio
 from pathlib import Path
 
 from a2a.helpers import get_message_text
-from a2a.types import CancelTaskRequest, GetTaskRequest, SubscribeToTaskRequest, TaskState
+from a2a.types import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    StreamResponse,
+    SubscribeToTaskRequest,
+    TaskState,
+)
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from tests.support import (
+    RunningHarness,
     collect,
     llm_requests,
     running_harness,
@@ -93,6 +100,14 @@ MANY_STEPS = (
 )
 
 
+async def whole_log(harness: RunningHarness, task_id: str) -> list[StreamResponse]:
+    """The task's durable log from event 0, page by page (across every run)."""
+    events: list[StreamResponse] = []
+    while page := (await harness.gateway.read(task_id, len(events))).events:
+        events.extend(logged.event for logged in page)
+    return events
+
+
 async def test_log_replays_whole_across_continue_as_new(
     temporal_client: Client, tmp_path: Path
 ) -> None:
@@ -106,10 +121,14 @@ async def test_log_replays_whole_across_continue_as_new(
         runs = [wf.run_id async for wf in temporal_client.list_workflows(f'WorkflowId="{task_id}"')]
         assert len(runs) > 1, "the bound of 100 history events should have forced a rollover"
 
-        replay = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
-        assert [e.SerializeToString(deterministic=True) for e in replay] == [
+        log = await whole_log(harness, task_id)
+        assert [e.SerializeToString(deterministic=True) for e in log] == [
             e.SerializeToString(deterministic=True) for e in first
         ]
+        # A subscriber gets the parked task as it stands, its whole history in it.
+        (parked,) = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        assert parked.task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        assert parked.task.history[0].parts[0].text == "go"
         rest = await collect(client.send_message(send_request("yes", task_id=task_id)))
         assert states(rest)[-1] == "TASK_STATE_COMPLETED"
 

@@ -9,7 +9,7 @@ owns every task's life. Each operation is a thin mapping onto `TaskGateway`:
                                         then the event bridge from the receipt's cursor
     GetTask / ListTasks                 workflow query, or the store once closed
     CancelTask                          signal, then the bridge until the task is final
-    SubscribeToTask                     the bridge from event 0: a full replay, then live
+    SubscribeToTask                     the task as it stands, then the bridge from there
     push-config operations              `PushRegistrations` (store + courier workflow), when
                                         the server offers push; refused when it does not
 
@@ -75,7 +75,7 @@ from tiny_harness.service.a2a.admission import admit, sets_participants
 from tiny_harness.service.a2a.bridge import follow
 from tiny_harness.service.a2a.listing import list_tasks
 from tiny_harness.service.a2a.push_configs import PushConfigOperations
-from tiny_harness.service.durable.event_log import TERMINAL_STATES
+from tiny_harness.service.durable.event_log import INTERRUPTED_STATES, TERMINAL_STATES
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.models import InboxReceipt, TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
@@ -237,11 +237,15 @@ class HarnessRequestHandler(RequestHandler):
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        """Replay the task's whole event log, then follow it live."""
+        """The task as it stands (A2A 1.0 3.1.6: the first event is the current Task), then
+        every event after it, until the task is final or waits for input."""
         snap = await self._visible(params.id, context, "subscribe to")
         if snap.task.status.state in TERMINAL_STATES:
             raise UnsupportedOperationError(message=f"task {params.id} is in a final state")
-        async for event in follow(self._gateway, params.id, 0):
+        yield snap.task
+        if snap.task.status.state in INTERRUPTED_STATES:
+            return  # the stream pauses where the task does, as a send's stream does
+        async for event in follow(self._gateway, params.id, snap.version):
             yield _payload(event)
 
     async def _known(self, task_id: str) -> TaskSnapshot:
