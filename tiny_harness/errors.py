@@ -53,6 +53,8 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     │   ├── PushUrlRefusedError(reason)  a push URL fails the guard (scheme, address, form)
     │   └── PushKeyError                 a sealed push secret cannot be opened with this key
     ├── TaskExtensionError               task extension data or an event envelope is invalid
+    ├── ChannelMessageError              a channel message part in a message is invalid
+    │   └── ChannelMembershipError       a participant posts to a channel it is not a member of
     └── ProviderError(provider, status)  a call to a model provider failed (see subclasses)
         ├── RetryableProviderError       rate limit, 5xx, timeout or lost connection: try again
         ├── ProviderRequestError         the provider refused the request (other 4xx): final
@@ -520,6 +522,21 @@ class TaskExtensionError(TinyHarnessError):
     never the values sent."""
 
     code = "task_extension.invalid"
+
+
+class ChannelMessageError(TinyHarnessError):
+    """Raised when a channel message in a message (a data part of the channel extension's
+    media type) is not valid channel message data, or names a channel or sender the message
+    may not. The message names the part's index and the first problem, never the values."""
+
+    code = "channel.message_invalid"
+
+
+class ChannelMembershipError(ChannelMessageError):
+    """Raised when a participant posts to a channel it is not a member of; the A2A server
+    answers it as it answers a task the caller may not see (as a missing one)."""
+
+    code = "channel.not_a_member"
 
 
 class IllegalTransitionError(TinyHarnessError):

@@ -96,5 +96,18 @@ async def test_the_harness_lists_every_registered_channel_push_and_pull() -> Non
 def test_the_package_exports_exactly_its_public_names() -> None:
     public = {name for name in vars(channels) if not name.startswith("_")}
 
-    assert set(channels.__all__) == public - {"channel"}
-    assert sorted(channels.__all__) == ["Channel", "ChannelDelivery", "channel_ref"]
+    assert set(channels.__all__) == public - {"channel", "extension"}
+    assert sorted(channels.__all__) == [
+        "CHANNEL_EXTENSION_URI",
+        "CHANNEL_MEDIA_TYPE",
+        "Channel",
+        "ChannelDelivery",
+        "ChannelMessageData",
+        "ChannelMessageKind",
+        "channel_message_schema",
+        "channel_messages_in",
+        "channel_part",
+        "channel_ref",
+        "has_channel_parts",
+        "require_member",
+    ]

@@ -308,7 +308,11 @@ def test_committed_event_schema_accepts_good_envelopes_and_refuses_an_extra_prop
 
 
 def test_schema_files_are_what_the_writer_renders() -> None:
-    assert set(rendered_schemas()) == {"task.schema.json", "event.schema.json"}
+    assert set(rendered_schemas()) == {
+        "task.schema.json",
+        "event.schema.json",
+        "channel.schema.json",
+    }
     for name, text in rendered_schemas().items():
         assert text.endswith("}\n")
         assert json.loads(text)["$id"].endswith(name)

@@ -1,4 +1,5 @@
-"""Behaviour of `SqliteStore`'s task-scoped records: plans, state, inbox audit, compactions."""
+"""Behaviour of `SqliteStore`'s task-scoped records: plans, state, inbox audit, compactions,
+channel messages."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tiny_harness.harness.core.compaction import CompactionRecord
 from tiny_harness.harness.core.plan import Plan, Step
 from tiny_harness.harness.models.llm import Usage
 from tiny_harness.harness.persistence.records import (
+    ChannelMessageRecord,
     InboxAuditRecord,
     PlanRecord,
     Record,
@@ -130,6 +132,21 @@ def compaction_record(
     )
 
 
+def channel_record(
+    task_id: str, *, record_id: str = "m-1/0", recorded_at: datetime = OLD
+) -> ChannelMessageRecord:
+    return ChannelMessageRecord(
+        id=record_id,
+        task_id=task_id,
+        channel_id=task_id,
+        sender="alice",
+        message_kind="help_request",
+        text_chars=12,
+        text_sha256="0" * 64,
+        recorded_at=recorded_at,
+    )
+
+
 def record_of(kind: RecordKind, task_id: str, recorded_at: datetime) -> Record:
     """One record of `kind` for `task_id`."""
     match kind:
@@ -141,6 +158,8 @@ def record_of(kind: RecordKind, task_id: str, recorded_at: datetime) -> Record:
             return inbox_record(task_id, recorded_at=recorded_at)
         case RecordKind.COMPACTION:
             return compaction_record(task_id, recorded_at=recorded_at)
+        case RecordKind.CHANNEL_MESSAGE:
+            return channel_record(task_id, recorded_at=recorded_at)
         case RecordKind.TASK:
             raise AssertionError("a task record is not a task-scoped record")
 
@@ -165,6 +184,7 @@ async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
         state_record("t-1"),
         inbox_record("t-1"),
         compaction_record("t-1"),
+        channel_record("t-1"),
     ],
     ids=lambda record: str(record.kind),
 )
@@ -193,6 +213,7 @@ async def test_records_of_a_kind_stay_in_that_kinds_table(store: SqliteStore) ->
     assert await store.records(RecordKind.STATE, "t-1") == ()
     assert await store.records(RecordKind.INBOX_AUDIT, "t-1") == ()
     assert await store.records(RecordKind.COMPACTION, "t-1") == ()
+    assert await store.records(RecordKind.CHANNEL_MESSAGE, "t-1") == ()
 
 
 async def test_lower_plan_revision_never_replaces_a_higher_one(store: SqliteStore) -> None:
@@ -405,9 +426,11 @@ async def test_plan_and_state_of_a_task_the_store_never_saw_expire_by_age(
     assert await store.delete_expired(RecordKind.STATE, CUTOFF) == 1
 
 
-@pytest.mark.parametrize("kind", [RecordKind.INBOX_AUDIT, RecordKind.COMPACTION])
+@pytest.mark.parametrize(
+    "kind", [RecordKind.INBOX_AUDIT, RecordKind.COMPACTION, RecordKind.CHANNEL_MESSAGE]
+)
 @pytest.mark.parametrize("state", [*RUNNING_STATES, *FINAL_STATES], ids=TaskState.Name)
-async def test_inbox_audit_and_compactions_expire_by_age_whatever_the_task_state(
+async def test_inbox_audit_compactions_and_channel_messages_expire_by_age_whatever_the_task_state(
     store: SqliteStore, kind: RecordKind, state: TaskState
 ) -> None:
     await store.put_task(task_record("t-1", state=state, updated_at=RECENT))
@@ -425,7 +448,12 @@ async def test_delete_expired_touches_only_its_own_kind(store: SqliteStore) -> N
     assert await store.delete_expired(RecordKind.COMPACTION, CUTOFF) == 1
 
     assert await store.get_task("t-1") is not None
-    for kind in (RecordKind.PLAN, RecordKind.STATE, RecordKind.INBOX_AUDIT):
+    for kind in (
+        RecordKind.PLAN,
+        RecordKind.STATE,
+        RecordKind.INBOX_AUDIT,
+        RecordKind.CHANNEL_MESSAGE,
+    ):
         assert len(await store.records(kind, "t-1")) == 1
 
 
@@ -465,7 +493,7 @@ async def test_version_1_file_is_upgraded_in_place_and_keeps_its_tasks(tmp_path:
         tables = {row[0] for row in peek.execute("SELECT name FROM sqlite_master")}
     peek.close()
     assert version == SCHEMA_VERSION == 2
-    assert {"tasks", "plans", "state", "inbox_audit", "compactions"} <= tables
+    assert {"tasks", "plans", "state", "inbox_audit", "compactions", "channel_messages"} <= tables
 
 
 async def test_records_survive_reopening_the_store(tmp_path: Path) -> None:
@@ -525,7 +553,14 @@ def annotation_types(annotation: object) -> Iterator[object]:
 
 @pytest.mark.parametrize(
     "model",
-    [TaskRecord, PlanRecord, StateRecord, InboxAuditRecord, CompactionRecord],
+    [
+        TaskRecord,
+        PlanRecord,
+        StateRecord,
+        InboxAuditRecord,
+        CompactionRecord,
+        ChannelMessageRecord,
+    ],
     ids=lambda model: model.__name__,
 )
 def test_records_hold_no_secret_bearing_fields(model: type[BaseModel]) -> None:
@@ -548,3 +583,14 @@ def test_secret_field_check_finds_a_credential_in_a_nested_model() -> None:
         "Leaky.auth -> Credentials.refresh_token",
         "Leaky.cookies",
     ]
+
+
+def test_a_channel_message_record_keeps_no_text_only_its_length_and_digest() -> None:
+    fields = set(ChannelMessageRecord.model_fields)
+
+    assert "text" not in fields
+    assert {"text_chars", "text_sha256"} <= fields
+    with pytest.raises(ValueError, match="text_sha256"):
+        channel_record("t-1").model_validate(
+            {**channel_record("t-1").model_dump(), "text_sha256": "the text itself"}
+        )

@@ -12,10 +12,12 @@ import pytest
 from a2a.types import Task, TaskState, TaskStatus
 from pydantic import ValidationError
 
+from tiny_harness.config import load_settings
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.core.compaction import CompactionRecord
 from tiny_harness.harness.core.plan import Plan, Step
 from tiny_harness.harness.persistence.records import (
+    ChannelMessageRecord,
     InboxAuditRecord,
     PlanRecord,
     Record,
@@ -71,6 +73,16 @@ def records_of(task_id: str, recorded_at: datetime) -> tuple[Record, ...]:
             summary="earlier turns",
             tokens_before=100,
             tokens_after=20,
+        ),
+        ChannelMessageRecord(
+            id="m-1/0",
+            task_id=task_id,
+            channel_id=task_id,
+            sender="alice",
+            message_kind="message",
+            text_chars=5,
+            text_sha256="a" * 64,
+            recorded_at=recorded_at,
         ),
     )
 
@@ -129,7 +141,12 @@ async def test_sweep_never_takes_a_running_tasks_task_plan_or_state(store: Sqlit
 
     deleted = await sweep(store, one_day_for(*RecordKind), NOW)
 
-    assert deleted == {**nothing_deleted(), RecordKind.INBOX_AUDIT: 1, RecordKind.COMPACTION: 1}
+    assert deleted == {
+        **nothing_deleted(),
+        RecordKind.INBOX_AUDIT: 1,
+        RecordKind.COMPACTION: 1,
+        RecordKind.CHANNEL_MESSAGE: 1,
+    }
     assert await kinds_left(store, "t-1") == {RecordKind.TASK, RecordKind.PLAN, RecordKind.STATE}
 
 
@@ -195,12 +212,20 @@ async def test_a_failing_kind_does_not_stop_the_others(
     assert "no such table" in str(raised.value.__cause__)
     # The kinds before and after the broken one were swept all the same.
     assert await store.get_task("t-1") is None
-    for kind in (RecordKind.PLAN, RecordKind.STATE, RecordKind.COMPACTION):
+    for kind in (
+        RecordKind.PLAN,
+        RecordKind.STATE,
+        RecordKind.COMPACTION,
+        RecordKind.CHANNEL_MESSAGE,
+    ):
         assert await store.records(kind, "t-1") == ()
     logged = {(r.levelno, r.getMessage().split(":")[0]) for r in caplog.records if r.name == LOGGER}
     assert logged == {
         (logging.ERROR, "retention sweep"),
-        (logging.INFO, "retention sweep deleted 1 task, 1 plan, 1 state, 1 compaction"),
+        (
+            logging.INFO,
+            "retention sweep deleted 1 task, 1 plan, 1 state, 1 compaction, 1 channel_message",
+        ),
     }
 
 
@@ -231,3 +256,26 @@ async def test_naive_now_is_refused_before_anything_is_deleted(store: SqliteStor
 def test_a_ttl_must_be_positive() -> None:
     with pytest.raises(ValidationError, match="greater than 0"):
         RetentionConfig(plan=timedelta(0))
+
+
+def test_channel_messages_have_their_own_ttl_in_toml_and_the_environment(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "harness.toml"
+    config.write_text('[retention]\nchannel_message = "P7D"\n', encoding="utf-8")
+
+    from_file = load_settings(config, environ={})
+    from_env = load_settings(environ={"TINY_HARNESS_RETENTION__CHANNEL_MESSAGE": "P2D"})
+
+    assert from_file.retention.ttl_of(RecordKind.CHANNEL_MESSAGE) == timedelta(days=7)
+    assert from_env.retention.channel_message == timedelta(days=2)
+    assert RetentionConfig().channel_message == DEFAULT_TTL
+
+
+async def test_sweep_takes_only_the_channel_messages_past_their_ttl(store: SqliteStore) -> None:
+    await add_task(store, "t-1", TaskState.TASK_STATE_WORKING, TWO_DAYS_AGO)
+
+    deleted = await sweep(store, one_day_for(RecordKind.CHANNEL_MESSAGE), NOW)
+
+    assert deleted == {**nothing_deleted(), RecordKind.CHANNEL_MESSAGE: 1}
+    assert await kinds_left(store, "t-1") == set(RecordKind) - {RecordKind.CHANNEL_MESSAGE}

@@ -5,7 +5,7 @@
                       the harness itself, same-process agents)             HTTP+JSON)
 
     every call:  A2A-Version: 1.0
-                 A2A-Extensions: the supported URIs the card advertises (the task extension)
+                 A2A-Extensions: the supported URIs the card advertises (task, channel)
                  X-Participant-Id: the participant, on every call about a task
 
 A card is refused (`UnsupportedExtensionError`, nothing ever sent) when it declares a
@@ -56,6 +56,7 @@ from packaging.version import InvalidVersion, Version
 from tiny_harness.config import RemoteAgentSpec
 from tiny_harness.errors import AgentUnavailableError, UnsupportedExtensionError
 from tiny_harness.harness.agents.agent import Agent, Updates
+from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI
 from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
 from tiny_harness.harness.entities import EntityKind, EntityRef
 
@@ -67,8 +68,9 @@ __all__ = [
     "card_refusal",
 ]
 
-SUPPORTED_EXTENSIONS: Final[frozenset[str]] = frozenset({TASK_EXTENSION_URI})
-"""URIs of the A2A extensions the harness implements as a client: the task extension."""
+SUPPORTED_EXTENSIONS: Final[frozenset[str]] = frozenset({TASK_EXTENSION_URI, CHANNEL_EXTENSION_URI})
+"""URIs of the A2A extensions the harness implements as a client: the task extension and
+the channel extension."""
 
 PARTICIPANT_HEADER: Final = "X-Participant-Id"
 """The header naming the participant a call about a task is made as (decision-003)."""

@@ -1,6 +1,33 @@
-"""Channels: how messages for existing tasks arrive from outside A2A. A pull channel is
-polled by the heartbeat; what it returns is sent to its task as a participant's reply."""
+"""Channels: how messages reach a task's participants and come back from them.
+
+A pull channel is polled by the heartbeat; what it returns is sent to its task as a
+participant's reply (`channel`). The channel extension (`extension`) is the data part a
+message posted to a task's channel travels in over A2A."""
 
 from tiny_harness.harness.channels.channel import Channel, ChannelDelivery, channel_ref
+from tiny_harness.harness.channels.extension import (
+    CHANNEL_EXTENSION_URI,
+    CHANNEL_MEDIA_TYPE,
+    ChannelMessageData,
+    ChannelMessageKind,
+    channel_message_schema,
+    channel_messages_in,
+    channel_part,
+    has_channel_parts,
+    require_member,
+)
 
-__all__ = ["Channel", "ChannelDelivery", "channel_ref"]
+__all__ = [
+    "CHANNEL_EXTENSION_URI",
+    "CHANNEL_MEDIA_TYPE",
+    "Channel",
+    "ChannelDelivery",
+    "ChannelMessageData",
+    "ChannelMessageKind",
+    "channel_message_schema",
+    "channel_messages_in",
+    "channel_part",
+    "channel_ref",
+    "has_channel_parts",
+    "require_member",
+]

@@ -1,11 +1,12 @@
-"""Write, or check, the committed JSON schemas of the task extension.
+"""Write, or check, the committed JSON schemas of the task and channel extensions.
 
 Run with: `python -m tiny_harness.harness.core.task_ext_schemas [--check | --write] [--dir D]`
 
-The schemas in docs/a2a/ext/ are generated from the models in `task_ext`; other agents,
-renderers and the contract tests read the committed files, so a model change must come with
-regenerated files. `--write` regenerates them; `--check` (the default) exits 1 with a diff
-summary when a committed file is missing or differs from what the models generate.
+The schemas in docs/a2a/ext/ are generated from the models in `task_ext` and in
+`harness.channels.extension`; other agents, renderers and the contract tests read the
+committed files, so a model change must come with regenerated files. `--write` regenerates
+them; `--check` (the default) exits 1 with a diff summary when a committed file is missing
+or differs from what the models generate.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import Final
 
 from pydantic import JsonValue
 
+from tiny_harness.harness.channels.extension import SCHEMA_FILE as CHANNEL_SCHEMA_FILE
+from tiny_harness.harness.channels.extension import channel_message_schema
 from tiny_harness.harness.core.task_ext import event_envelope_schema, task_extension_schema
 
 # The repository's docs/a2a/ext/, found from this file (tiny_harness/harness/core/).
@@ -37,6 +40,7 @@ def rendered_schemas() -> dict[str, str]:
     return {
         "task.schema.json": render(task_extension_schema()),
         "event.schema.json": render(event_envelope_schema()),
+        CHANNEL_SCHEMA_FILE: render(channel_message_schema()),
     }
 
 
@@ -97,11 +101,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(problem + "\n")
     if problems:
         sys.stderr.write(
-            "task extension schemas are out of date; regenerate with "
+            "extension schemas are out of date; regenerate with "
             "`python -m tiny_harness.harness.core.task_ext_schemas --write`\n"
         )
         return 1
-    sys.stdout.write(f"task extension schemas in {directory} are up to date\n")
+    sys.stdout.write(f"extension schemas in {directory} are up to date\n")
     return 0
 
 

@@ -1,16 +1,20 @@
-"""The store's record kinds besides the task itself: plans, state, inbox audit, compactions.
+"""The store's record kinds besides the task itself: plans, state, inbox audit, compactions
+and channel messages.
 
 Each record belongs to one task and is written through the `persist` activity, so a
-plugin's `persistence.write.in` executor sees (and may route) every kind. A record has a
-`key` the store keeps it under and a `version`: of two writes with the same key, the store
-keeps the higher version, so a late retry never puts an older plan back. Records are typed
-data about the task; none holds a credential.
+plugin's `persistence.write.in` executor sees (and may route) it; the one exception is a
+channel message, which the A2A server records itself before the task is given the message
+(so the record exists before any delivery). A record has a `key` the store keeps it under
+and a `version`: of two writes with the same key, the store keeps the higher version, so a
+late retry never puts an older plan back. Records are typed data about the task; none
+holds a credential.
 
-    kind         key                      written
-    plan         task id                  when a plan is attached or a step changes
-    state        task id                  at the end of every loop iteration
-    inbox_audit  task id / message id     when a message is taken in (intake)
-    compaction   task id / ordinal        per compaction (`core.compaction.CompactionRecord`)
+    kind             key                          written
+    plan             task id                      when a plan is attached or a step changes
+    state            task id                      at the end of every loop iteration
+    inbox_audit      task id / message id         when a message is taken in (intake)
+    compaction       task id / ordinal            per compaction (`CompactionRecord`)
+    channel_message  task id / message id / n     before a channel message is delivered
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from tiny_harness.harness.channels.extension import ChannelMessageKind
 from tiny_harness.harness.core.compaction import CompactionRecord
 from tiny_harness.harness.core.plan import Plan
 from tiny_harness.harness.models.llm import Usage
@@ -34,6 +39,7 @@ class RecordKind(StrEnum):
     STATE = "state"
     INBOX_AUDIT = "inbox_audit"
     COMPACTION = "compaction"
+    CHANNEL_MESSAGE = "channel_message"
 
 
 class PlanRecord(BaseModel, frozen=True):
@@ -111,7 +117,37 @@ class InboxAuditRecord(BaseModel, frozen=True):
         return 0
 
 
+class ChannelMessageRecord(BaseModel, frozen=True):
+    """That a channel message was posted, kept before it is delivered: which channel, who
+    sent it, its kind, and the length and SHA-256 of its text. The text itself is in the
+    task's history, not repeated here (as the inbox audit keeps no content)."""
+
+    kind: Literal["channel_message"] = "channel_message"
+    id: str = Field(min_length=1)
+    """`<message id>/<n>`: the n-th channel message (from 0) of the A2A message."""
+    task_id: str
+    channel_id: str
+    sender: str
+    message_kind: ChannelMessageKind
+    """The channel message's own kind (`kind` is the record's)."""
+    text_chars: int = Field(ge=0)
+    text_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """The hex SHA-256 of the text's UTF-8 bytes: that a later copy is the same text."""
+    recorded_at: datetime
+
+    @property
+    def key(self) -> str:
+        """One entry per channel part of a message of the task."""
+        return f"{self.task_id}/{self.id}"
+
+    @property
+    def version(self) -> int:
+        """Never rewritten (a retried message writes the same entry again)."""
+        return 0
+
+
 type Record = Annotated[
-    PlanRecord | StateRecord | InboxAuditRecord | CompactionRecord, Field(discriminator="kind")
+    PlanRecord | StateRecord | InboxAuditRecord | CompactionRecord | ChannelMessageRecord,
+    Field(discriminator="kind"),
 ]
 """A record of one of the task-scoped kinds (a `TaskRecord` is written by `put_task`)."""

@@ -40,6 +40,7 @@ class RetentionConfig(BaseModel, extra="forbid", frozen=True):
     state: Duration = _TTL
     inbox_audit: Duration = _TTL
     compaction: Duration = _TTL
+    channel_message: Duration = _TTL
 
     @classmethod
     def every(cls, ttl: timedelta) -> RetentionConfig:

@@ -1,4 +1,5 @@
-"""The SQL of `SqliteStore`'s task-scoped record kinds: plans, state, inbox audit, compactions.
+"""The SQL of `SqliteStore`'s task-scoped record kinds: plans, state, inbox audit, compactions
+and channel messages.
 
 One table per kind, all of one shape: the record's key, its task, its version, when it was
 recorded (fixed-width UTC text, so text order is time order) and the record as JSON. The
@@ -21,6 +22,7 @@ TABLES: Final[dict[RecordKind, str]] = {
     RecordKind.STATE: "state",
     RecordKind.INBOX_AUDIT: "inbox_audit",
     RecordKind.COMPACTION: "compactions",
+    RecordKind.CHANNEL_MESSAGE: "channel_messages",
 }
 """The table of each task-scoped kind; only these fixed names are ever put into SQL."""
 

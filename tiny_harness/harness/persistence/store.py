@@ -4,7 +4,8 @@ Temporal history is the replay source of a task; the store is what answers `GetT
 `ListTasks` once the workflow has closed, and what lists tasks at all. The workflow writes a
 `TaskRecord` through the `persist` activity on every state change and at the end, and the
 task-scoped records of `records.py` (plans, state, inbox audit, compactions) as they
-happen. A record never holds a secret: every field is typed and none is a credential.
+happen; the A2A server records channel messages before their task is given them. A
+record never holds a secret: every field is typed and none is a credential.
 """
 
 from __future__ import annotations

@@ -10,10 +10,14 @@ touched:
     a task envelope that does not validate,
       or an event kind clients may not send InvalidParams
     a participant id that is not one line   InvalidParams
+    a channel message that does not validate,
+      is on a new task, names another channel
+      or a sender other than the caller     InvalidParams
     a push config on a server without push  PushNotificationNotSupported
 
 The admitted message carries the asserted participant in its metadata, so the workflow
-knows who started a task (its admin).
+knows who started a task (its admin). Whether a channel message's sender is a member of
+the channel needs the task, so the handler checks it (`channels.check_membership`).
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from a2a.utils.errors import (
 from a2a.utils.proto_utils import validate_proto_required_fields
 from a2a.utils.task import validate_history_length
 
-from tiny_harness.errors import TaskExtensionError
+from tiny_harness.errors import ChannelMessageError, TaskExtensionError
+from tiny_harness.harness.channels.extension import channel_messages_in, has_channel_parts
 from tiny_harness.harness.core.task_ext import (
     PARTICIPANT_METADATA_KEY,
     TaskExtensionData,
@@ -76,6 +81,7 @@ def admit(
     participant = asserted_participant(context, message)
     if participant:
         message.metadata[PARTICIPANT_METADATA_KEY] = participant
+    _check_channel_messages(message, participant)
     wants_push = params.configuration.HasField("task_push_notification_config")
     if wants_push and not push_offered:
         raise PushNotificationNotSupportedError
@@ -112,4 +118,32 @@ def _check_envelopes(message: Message) -> None:
         if envelope.kind != "task":
             raise InvalidParamsError(
                 message=f"a {envelope.kind} envelope is not accepted in a message to this agent"
+            )
+
+
+def _check_channel_messages(message: Message, participant: str) -> None:
+    """Refuse a message whose channel messages do not validate, or post anywhere but the
+    channel of the task the message is for, or as anyone but the caller.
+
+    A new task's channel is its own, whose id the client cannot know yet: a message that
+    starts a task carries no channel message.
+    """
+    if not has_channel_parts(message):
+        return
+    if not message.task_id:
+        raise InvalidParamsError(
+            message="a channel message may only be sent to an existing task's channel"
+        )
+    try:
+        posts = channel_messages_in(message)
+    except ChannelMessageError as error:
+        raise InvalidParamsError(message=error.message) from error
+    for post in posts:
+        if post.channel_id != message.task_id:
+            raise InvalidParamsError(
+                message="a channel message must name the channel of the task it is sent to"
+            )
+        if post.sender != participant:
+            raise InvalidParamsError(
+                message="a channel message's sender must be the participant sending it"
             )

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tiny_harness import __version__
+from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI, CHANNEL_MEDIA_TYPE
 from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
 
 JSONRPC_PATH: Final = "/"
@@ -27,8 +28,9 @@ def build_agent_card(base_url: str, *, model: str, push: bool) -> AgentCard:
     """The card for a server reachable at `base_url` (no trailing slash).
 
     It advertises streaming (the event bridge), both bindings, push notifications when
-    `push` (the server has an outbound push store) and the task extension (optional: a
-    message may carry a task envelope; docs/a2a/ext/); there is no extended card.
+    `push` (the server has an outbound push store), the task extension (optional: a
+    message may carry a task envelope) and the channel extension (optional: a message may
+    post to its task's channel; both in docs/a2a/ext/); there is no extended card.
     """
     return AgentCard(
         name="tiny-harness",
@@ -61,7 +63,16 @@ def build_agent_card(base_url: str, *, model: str, push: bool) -> AgentCard:
                         "lacks (name, goal, acceptance criteria, parent tasks)."
                     ),
                     required=False,
-                )
+                ),
+                AgentExtension(
+                    uri=CHANNEL_EXTENSION_URI,
+                    description=(
+                        f"Channel messages: a data part of media type {CHANNEL_MEDIA_TYPE} "
+                        "posting to the task's channel (its participants), such as a help "
+                        "request or its reply."
+                    ),
+                    required=False,
+                ),
             ],
         ),
         default_input_modes=["text/plain"],

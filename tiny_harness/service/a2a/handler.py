@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import AsyncGenerator
+from datetime import UTC, datetime
 
 from a2a.server.context import ServerCallContext
 from a2a.server.events import Event
@@ -73,6 +74,7 @@ from tiny_harness.service.a2a.access import (
 )
 from tiny_harness.service.a2a.admission import admit, sets_participants
 from tiny_harness.service.a2a.bridge import follow
+from tiny_harness.service.a2a.channels import check_membership, record_channel_messages
 from tiny_harness.service.a2a.listing import list_tasks
 from tiny_harness.service.a2a.push_configs import PushConfigOperations
 from tiny_harness.service.durable.event_log import INTERRUPTED_STATES, TERMINAL_STATES
@@ -186,6 +188,7 @@ class HarnessRequestHandler(RequestHandler):
         snap = await self._known(message.task_id)
         if not may_access(participant, snap.task):
             raise deny("message", participant, message.task_id)
+        check_membership(message, snap.task, participant)  # before anything tells of the task
         if snap.task.status.state in TERMINAL_STATES:
             raise FinalTaskError(f"task {message.task_id} is final and takes no more messages")
         if message.context_id and message.context_id != snap.task.context_id:
@@ -201,6 +204,10 @@ class HarnessRequestHandler(RequestHandler):
             raise InvalidParamsError(message="only an admin of the task may change participants")
         if push is not None:
             await self._push.register(push, message.task_id, cursor=snap.version, final=False)
+        # Kept before the workflow has the message: a channel post is never lost unrecorded.
+        await record_channel_messages(
+            self._gateway.store, message, message.task_id, datetime.now(UTC)
+        )
         return await self._gateway.send(message.task_id, message)
 
     # ---- tasks -------------------------------------------------------------------------

@@ -1,0 +1,95 @@
+"""A task's channel at the A2A boundary: who may post to it, and the record kept of each post.
+
+For now a task has one channel, the A2A channel of the task itself (its id is the task's
+id), and its members are the task's participants (a task nobody claimed: the anonymous
+participant only). `admission.py` has already refused a channel message that is invalid,
+names another channel, or names a sender other than the caller; what needs the task is
+here, for the handler to call once it has the task's snapshot:
+
+    SendMessage to task T ── admit ── snapshot(T) ── check_membership ──┐
+                                                                         │
+          gateway.send(T, message) ◄── record_channel_messages(store) ◄──┘
+
+A sender who is not a member gets the task-not-found answer a missing task gets, word for
+word (abuse case 4). The records keep no text: its length and SHA-256 only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+from a2a.types import Message, Task
+
+from tiny_harness.errors import ChannelMembershipError
+from tiny_harness.harness.channels.extension import (
+    ChannelMessageData,
+    channel_messages_in,
+    require_member,
+)
+from tiny_harness.harness.persistence.records import ChannelMessageRecord
+from tiny_harness.harness.persistence.store import Store
+from tiny_harness.service.a2a.access import ANONYMOUS, deny, participants_of
+
+CHANNEL_OPERATION = "post to the channel of"
+"""How a refused post is named in the denial log line."""
+
+
+def channel_members(task: Task) -> frozenset[str]:
+    """The participant ids of the task's channel: its participants, or, for a task nobody
+    claimed, the anonymous participant alone."""
+    ids = frozenset(p.id for p in participants_of(task))
+    return ids or frozenset({ANONYMOUS})
+
+
+def check_membership(message: Message, task: Task, participant: str) -> None:
+    """Refuse (the uniform task-not-found, logged) a message with a channel message whose
+    sender is not `participant` or not a member of the task's channel, or that names a
+    channel other than the task's.
+
+    Call it on an admitted message to an existing task, with that task's snapshot.
+    Raises `ChannelMessageError` for channel parts that do not validate (admission has
+    refused those already).
+    """
+    members = channel_members(task)
+    for post in channel_messages_in(message):
+        if post.channel_id != task.id or post.sender != participant:
+            raise deny(CHANNEL_OPERATION, participant, task.id)
+        try:
+            require_member(post, members)
+        except ChannelMembershipError as error:
+            raise deny(CHANNEL_OPERATION, participant, task.id) from error
+
+
+async def record_channel_messages(
+    store: Store, message: Message, task_id: str, at: datetime
+) -> tuple[ChannelMessageRecord, ...]:
+    """Write one `ChannelMessageRecord` per channel part of `message` (for the task
+    `task_id`, at `at`), in part order; the records written (none without channel parts).
+
+    Call it before the task is given the message, so the record exists before delivery. A
+    message sent again (same message id) writes the same entries again.
+    Raises `ChannelMessageError` for invalid channel parts, `StoreError` when a write fails.
+    """
+    records = tuple(
+        _record(post, f"{message.message_id}/{ordinal}", task_id, at)
+        for ordinal, post in enumerate(channel_messages_in(message))
+    )
+    for record in records:
+        await store.put_record(record)
+    return records
+
+
+def _record(
+    post: ChannelMessageData, record_id: str, task_id: str, at: datetime
+) -> ChannelMessageRecord:
+    return ChannelMessageRecord(
+        id=record_id,
+        task_id=task_id,
+        channel_id=post.channel_id,
+        sender=post.sender,
+        message_kind=post.kind,
+        text_chars=len(post.text),
+        text_sha256=hashlib.sha256(post.text.encode("utf-8")).hexdigest(),
+        recorded_at=at,
+    )
