@@ -13,8 +13,9 @@ import httpx
 STARTUP_SECONDS = 30
 
 TEST_PUSH_KEY = "dGVzdC1wdXNoLWtleS0zMi1ieXRlcy1sb25nLW9rLi4="
-"""One push key (32 bytes, base64) for every process a test starts: with an external
-Temporal each process must be given the same key, as in a real deployment."""
+"""One push key (32 bytes, base64) for every process a test starts against an external
+Temporal, where each process must be given the same key, as in a real deployment (with
+embedded Temporal the process generates its own, as `make serve` on a fresh machine does)."""
 
 
 class ServeProcess:
@@ -29,7 +30,8 @@ class ServeProcess:
         self.url = f"http://127.0.0.1:{port}"
         self.env = env
         self._env = {k: v for k, v in os.environ.items() if not k.startswith("TINY_HARNESS_")}
-        self._env["TINY_HARNESS_PUSH_KEY"] = TEST_PUSH_KEY
+        if "TINY_HARNESS_TEMPORAL__ADDRESS" in env:
+            self._env["TINY_HARNESS_PUSH_KEY"] = TEST_PUSH_KEY
         self._env |= env
         self.lines: list[str] = []
         self._proc: asyncio.subprocess.Process | None = None

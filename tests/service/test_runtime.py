@@ -157,6 +157,8 @@ async def test_quickstart_serve_answers_with_the_builtin_demo(tmp_path: Path) ->
     assert "model: scripted model, built-in demo script (no provider key configured)" in log
     assert f"a2a: listening on {serve.url}" in log
     assert (serve.data_dir / "temporal.sqlite3").exists()
+    # No push key configured: one was generated for this data directory, private to its owner.
+    assert (serve.data_dir / "push.key").stat().st_mode & 0o777 == 0o600
     pgrep = await asyncio.create_subprocess_exec(
         "pgrep", "-f", str(serve.data_dir), stdout=asyncio.subprocess.PIPE
     )

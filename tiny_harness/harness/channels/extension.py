@@ -31,7 +31,8 @@ SCHEMA_FILE: Final = "channel.schema.json"
 
 # Bounds as the task extension's: a hostile part stays small; real messages far below.
 _Id = Annotated[str, StringConstraints(min_length=1, max_length=200)]
-_Text = Annotated[str, StringConstraints(max_length=10_000)]
+MAX_TEXT: Final = 10_000
+_Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
 
 # A plain alias, not a `type` statement, so the schema inlines the enum.
 ChannelMessageKind = Literal["message", "help_request", "help_reply"]
@@ -52,6 +53,27 @@ class ChannelMessageData(BaseModel):
     """What the message says."""
     kind: ChannelMessageKind = "message"
     """"message", "help_request" (the sender asks for help) or "help_reply" (answers one)."""
+    to: _Id | None = None
+    """The member a help request is addressed to: only that member's reply answers it."""
+
+
+AGENT_SENDER: Final = "agent"
+"""The sender name of the agent's own posts (a help request it makes)."""
+
+
+def help_request(task_id: str, question: str, to: str | None) -> tuple[Part, ...]:
+    """The channel part of a question addressed to participant `to` (none for a question
+    to whoever answers first): a help request on the task's channel."""
+    if to is None:
+        return ()
+    data = ChannelMessageData(
+        channel_id=task_id,
+        sender=AGENT_SENDER,
+        text=question[:MAX_TEXT],
+        kind="help_request",
+        to=to,
+    )
+    return (channel_part(data),)
 
 
 def channel_part(data: ChannelMessageData) -> Part:

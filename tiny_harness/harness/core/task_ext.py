@@ -244,14 +244,26 @@ def with_ext(task: Task, ext: TaskExtensionData) -> None:
     task.metadata[TASK_EXT_KEY] = ext.model_dump(mode="json")
 
 
+def sender_of(message: Message) -> str:
+    """The participant who sent `message` (its `participant_id`; "" for anonymous)."""
+    metadata = message.metadata
+    # A protobuf Struct has no `get`.
+    value = metadata[PARTICIPANT_METADATA_KEY] if PARTICIPANT_METADATA_KEY in metadata else ""  # noqa: SIM401
+    return value if isinstance(value, str) else ""
+
+
+def participant_ids(task: Task) -> frozenset[str]:
+    """The ids of the task's participants (none: nobody claimed it)."""
+    ext = ext_of(task)
+    return frozenset() if ext is None else frozenset(p.id for p in ext.participants)
+
+
 def claim(task: Task, message: Message) -> None:
     """Make the sender of `message` (its `participant_id`) an admin of `task`, first among
     its participants (kept as described if the task names it already, else a human); an
     anonymous sender claims nothing."""
-    metadata = message.metadata
-    # A protobuf Struct has no `get`.
-    value = metadata[PARTICIPANT_METADATA_KEY] if PARTICIPANT_METADATA_KEY in metadata else ""  # noqa: SIM401
-    if not isinstance(value, str) or not value:
+    value = sender_of(message)
+    if not value:
         return
     current = ext_of(task) or TaskExtensionData()
     named = [p for p in current.participants if p.id == value]

@@ -111,7 +111,7 @@ class HarnessRequestHandler(RequestHandler):
         """Accept the message; answer at once (`returnImmediately`) or when the task pauses."""
         receipt = await self._accept(params, context)
         task_id = receipt.task.id
-        if not params.configuration.return_immediately:
+        if not params.configuration.return_immediately and not receipt.queued:
             async for _ in follow(self._gateway, task_id, receipt.cursor, receipt.page):
                 pass
             snap = await self._gateway.snapshot(task_id)
@@ -126,6 +126,8 @@ class HarnessRequestHandler(RequestHandler):
         receipt = await self._accept(params, context)
         if receipt.cursor > 0:  # a new task's log opens with the task itself
             yield apply_history_length(receipt.task, params.configuration)
+        if receipt.queued:
+            return  # the task waits for someone else's answer: nothing moves now
         async for event in follow(self._gateway, receipt.task.id, receipt.cursor, receipt.page):
             yield _payload(event)
 

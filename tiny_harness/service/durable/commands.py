@@ -13,6 +13,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from tiny_harness.errors import PlanError
     from tiny_harness.harness.core.plan import Plan
+    from tiny_harness.harness.core.task_ext import participant_ids
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
     from tiny_harness.service.durable.dispatch import HookDispatcher
     from tiny_harness.service.durable.models import LoadedSkill, PendingQuestion, TaskRun
@@ -58,10 +59,17 @@ class CommandApplier:
         if self._run.pending_question is not None:
             return error_result(command, "one question at a time: wait for the first reply")
         options = command.payload.get("options") or []
+        addressee = command.payload.get("participant_id")
+        if isinstance(addressee, str) and addressee not in participant_ids(self._run.task):
+            known = ", ".join(sorted(participant_ids(self._run.task))) or "none"
+            return error_result(
+                command, f"{addressee} is not a participant of this task (participants: {known})"
+            )
         self._run.pending_question = PendingQuestion(
             call_id=command.call_id,
             question=str(command.payload["question"]),
             options=tuple(str(o) for o in options) if isinstance(options, list) else (),
+            participant_id=addressee if isinstance(addressee, str) else None,
         )
         return None
 

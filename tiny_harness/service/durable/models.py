@@ -33,6 +33,12 @@ class PendingQuestion(BaseModel, frozen=True):
     call_id: str
     question: str
     options: tuple[str, ...] = ()
+    participant_id: str | None = None
+    """The participant the question is addressed to: only their reply answers it."""
+
+    def answered_by(self, sender: str) -> bool:
+        """Whether a message from `sender` answers this question."""
+        return self.participant_id is None or sender == self.participant_id
 
 
 class LoadedSkill(BaseModel, frozen=True):
@@ -117,13 +123,16 @@ class InboxReceipt(BaseModel, frozen=True):
 
     `task` is the task as the message was accepted; `cursor` is the first event of the log
     that came after it (0 for a new task, whose log opens with the task itself), and `page`
-    the events from `cursor` the task had recorded when the receipt was made.
+    the events from `cursor` the task had recorded when the receipt was made. `queued`: the
+    task waits for another participant's answer, so this message waits behind it and the
+    task does not move now.
     """
 
     task: ProtoJson[Task]
     cursor: int
     page: EventPage | None = None
     duplicate: bool = False
+    queued: bool = False
 
 
 class TaskSnapshot(BaseModel, frozen=True):

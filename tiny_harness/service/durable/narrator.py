@@ -10,7 +10,9 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from a2a.types import TaskState
+    from collections.abc import Sequence
+
+    from a2a.types import Part, TaskState
     from pydantic import JsonValue
 
     from tiny_harness.harness.core import task_states
@@ -38,13 +40,20 @@ class Narrator:
         return self._run.task.status.state in event_log.TERMINAL_STATES
 
     def set_state(
-        self, state: TaskState, text: str | None = None, *, data: dict[str, JsonValue] | None = None
+        self,
+        state: TaskState,
+        text: str | None = None,
+        *,
+        data: dict[str, JsonValue] | None = None,
+        extra: Sequence[Part] = (),
     ) -> None:
-        """Move the task to `state`, with an agent message when `text` is given."""
+        """Move the task to `state`, with an agent message when `text` is given (and the
+        `extra` parts after its own)."""
         task = self._run.task
         message = None
         if text is not None:
             message = event_log.agent_message(task, str(workflow.uuid4()), text, data)
+            message.parts.extend(extra)
         before = task.status.state
         task_states.check_transition(before, state)
         self._log.record(event_log.status_event(task, state, workflow.now(), message))

@@ -29,12 +29,14 @@ with workflow.unsafe.imports_passed_through():
     from pydantic import JsonValue
 
     from tiny_harness.errors import TaskExtensionError
+    from tiny_harness.harness.channels.extension import help_request
     from tiny_harness.harness.core.context import UsageMark
     from tiny_harness.harness.core.task_ext import (
         TaskExtensionData,
         claim,
         envelopes_in,
         merge_ext,
+        sender_of,
     )
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse
     from tiny_harness.harness.persistence.records import Record
@@ -255,16 +257,32 @@ class TaskWorkflow:
             return
         options: list[JsonValue] = list(question.options)
         data: dict[str, JsonValue] | None = {"options": options} if options else None
-        self._narrator.set_state(TaskState.TASK_STATE_INPUT_REQUIRED, question.question, data=data)
-        await workflow.wait_condition(lambda: bool(self._run.mailbox))
+        self._narrator.set_state(
+            TaskState.TASK_STATE_INPUT_REQUIRED,
+            question.question,
+            data=data,
+            extra=help_request(self._run.task.id, question.question, question.participant_id),
+        )
+        # An addressed question waits for its addressee; others' messages wait behind it.
+        await workflow.wait_condition(lambda: self._answer_index() is not None)
         self._narrator.set_state(TaskState.TASK_STATE_WORKING)
         await self._drain_mailbox()
 
+    def _answer_index(self) -> int | None:
+        """Where in the mailbox the message answering the open question is (the first, for
+        a question addressed to nobody), if it has come."""
+        question = self._run.pending_question
+        for index, message in enumerate(self._run.mailbox):
+            if question is None or question.answered_by(sender_of(message)):
+                return index
+        return None
+
     async def _drain_mailbox(self) -> None:
-        """Take every waiting message through intake; the first answers an open question."""
+        """Take every waiting message through intake, the answer to an open question first."""
         while self._run.mailbox:
-            message = self._run.mailbox.pop(0)
-            question = self._run.pending_question
+            answer = self._answer_index()
+            message = self._run.mailbox.pop(answer if answer is not None else 0)
+            question = self._run.pending_question if answer is not None else None
             item = await workflow.execute_local_activity_method(
                 TaskActivities.intake,
                 IntakeInput(
@@ -275,7 +293,8 @@ class TaskWorkflow:
                 start_to_close_timeout=_SHORT,
                 retry_policy=_RETRY,
             )
-            self._run.pending_question = None
+            if question is not None:
+                self._run.pending_question = None
             self._run.conversation.append(item)
             self._record(read_model.inbox_audit_record(self._run, message, item, workflow.now()))
 
@@ -325,7 +344,10 @@ class TaskWorkflow:
         if message.message_id in self._run.seen_message_ids:
             return InboxReceipt(task=self._run.task, cursor=self._run.next_seq, duplicate=True)
         self._run.seen_message_ids.append(message.message_id)
-        wakes = self._log.empty or self._run.pending_question is not None
+        question = self._run.pending_question
+        wakes = self._log.empty or (
+            question is not None and question.answered_by(sender_of(message))
+        )
         for envelope in envelopes_in(message):  # the validator has checked them
             if isinstance(envelope.payload, TaskExtensionData):
                 merge_ext(self._run.task, envelope.payload)
@@ -344,7 +366,10 @@ class TaskWorkflow:
             await workflow.wait_condition(
                 lambda: self._log.next_seq > max(cursor, 1) or self._cancel_requested
             )
-        return InboxReceipt(task=accepted, cursor=cursor, page=self._log.page(cursor))
+        queued = question is not None and not wakes
+        return InboxReceipt(
+            task=accepted, cursor=cursor, page=self._log.page(cursor), queued=queued
+        )
 
     @inbox.validator
     def _validate_inbox(self, message: Message) -> None:

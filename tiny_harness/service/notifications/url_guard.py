@@ -224,21 +224,24 @@ async def post_pinned(
         # httpcore hands this to ssl as server_hostname: SNI and certificate check both.
         extensions["sni_hostname"] = target.host
     try:
-        async with asyncio.timeout(timeout):
-            request = client.build_request(
+        async with (
+            asyncio.timeout(timeout),
+            # The stream's own exit closes the response on every path (a timeout or a
+            # cancellation included), so no connection outlives the call.
+            client.stream(
                 "POST",
                 target.pinned_url,
                 json=json_body,
                 headers=sent,
                 timeout=timeout,
                 extensions=extensions,
-            )
-            response = await client.send(request, follow_redirects=False, stream=True)
-            await response.aclose()
+                follow_redirects=False,
+            ) as response,
+        ):
+            return response.status_code
     except TimeoutError:
         # httpx times each read separately; a receiver dripping bytes is cut off here.
         raise httpx.TimeoutException(f"no answer within {timeout} s") from None
-    return response.status_code
 
 
 def _parse(url: str) -> _Url:
