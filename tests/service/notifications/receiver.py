@@ -7,6 +7,7 @@ for a while and come back.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ class Receiver:
     attempts: int = 0
     accepted: list[StreamResponse] = field(default_factory=list[StreamResponse])
     headers: list[dict[str, str]] = field(default_factory=list[dict[str, str]])
+    arrived_ns: list[int] = field(default_factory=list[int])
+    """`time.time_ns()` as each accepted push arrived, in order (for the benchmark)."""
     arrived: asyncio.Condition = field(default_factory=asyncio.Condition)
 
     async def wait_for(self, count: int, *, seconds: float = 20.0) -> list[StreamResponse]:
@@ -51,6 +54,7 @@ async def push_receiver() -> AsyncIterator[Receiver]:
         event = json_format.Parse(await request.body(), StreamResponse())
         async with receiver.arrived:
             receiver.accepted.append(event)
+            receiver.arrived_ns.append(time.time_ns())
             receiver.headers.append(dict(request.headers))
             receiver.arrived.notify_all()
         return Response(status_code=204)
