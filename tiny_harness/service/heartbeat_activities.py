@@ -35,7 +35,7 @@ from tiny_harness.harness.core.monitor import ChannelCounts, MonitorSnapshot, Op
 from tiny_harness.harness.hooks import HeartbeatTickPre, HookAbort, HookPoint, Operation, Phase
 from tiny_harness.harness.persistence.retention import RetentionConfig, sweep
 from tiny_harness.service.durable.activities import HOOK_ABORT_ERROR
-from tiny_harness.service.durable.gateway import TaskGateway
+from tiny_harness.service.durable.gateway import TaskGateway, check_reply
 from tiny_harness.service.durable.workflow import TaskWorkflow
 
 logger = logging.getLogger(__name__)
@@ -188,7 +188,7 @@ async def _deliver(
         async with asyncio.timeout(data.send_timeout.total_seconds()):
             message = _reply_message(delivery)
             if message.context_id:
-                await _check_context(gateway, task_id, message.context_id)
+                await _check_context(gateway, task_id, message)
             await gateway.send(task_id, message)
     except TaskRefusedError as error:
         # Never the message or its text: a refusal is logged by what was refused and why.
@@ -215,10 +215,9 @@ def _reply_message(delivery: ChannelDelivery) -> Message:
     return message
 
 
-async def _check_context(gateway: TaskGateway, task_id: str, context_id: str) -> None:
+async def _check_context(gateway: TaskGateway, task_id: str, message: Message) -> None:
     """A reply naming a context must name its task's, as the A2A reply path requires."""
     snapshot = await gateway.snapshot(task_id)
     if snapshot is None:
         raise UnknownTaskError(f"no task {task_id}")
-    if snapshot.task.context_id != context_id:
-        raise InvalidMessageError(f"context {context_id} does not match the task's context")
+    check_reply(snapshot.task, message)

@@ -18,12 +18,11 @@ from typing import Annotated, Final, Literal
 
 from a2a.helpers import new_data_part
 from a2a.types import Message, Part
-from google.protobuf.json_format import MessageToJson
-from google.protobuf.struct_pb2 import Value
-from pydantic import BaseModel, ConfigDict, JsonValue, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue, StringConstraints
 from pydantic_core import ErrorDetails
 
 from tiny_harness.errors import ChannelMembershipError, ChannelMessageError
+from tiny_harness.harness.core.data_parts import describe, has_parts, typed_parts
 
 CHANNEL_EXTENSION_URI: Final = "https://madarauchiha-314.github.io/tiny-harness/a2a/ext/channel/v1"
 CHANNEL_MEDIA_TYPE: Final = "application/vnd.tiny-harness.channel+json"
@@ -88,20 +87,19 @@ def channel_messages_in(message: Message) -> list[ChannelMessageData]:
     not a data part holding valid channel message data, and its first problem (never the
     values sent).
     """
-    found: list[ChannelMessageData] = []
-    for index, part in enumerate(message.parts):
-        if _essence(part.media_type) != CHANNEL_MEDIA_TYPE:
-            continue
-        where = f"part {index} ({CHANNEL_MEDIA_TYPE})"
-        if part.WhichOneof("content") != "data":
-            raise ChannelMessageError(f"{where}: a channel message must be a data part")
-        found.append(_validate(part.data, where))
-    return found
+    return typed_parts(
+        message,
+        CHANNEL_MEDIA_TYPE,
+        ChannelMessageData,
+        noun="a channel message",
+        refuse=ChannelMessageError,
+        explain=_explain,
+    )
 
 
 def has_channel_parts(message: Message) -> bool:
     """Whether any part of `message` is of the channel media type (valid or not)."""
-    return any(_essence(part.media_type) == CHANNEL_MEDIA_TYPE for part in message.parts)
+    return has_parts(message, CHANNEL_MEDIA_TYPE)
 
 
 def require_member(data: ChannelMessageData, members: Collection[str]) -> None:
@@ -120,26 +118,8 @@ def channel_message_schema() -> dict[str, JsonValue]:
     }
 
 
-def _validate(value: Value, where: str) -> ChannelMessageData:
-    if value.WhichOneof("kind") != "struct_value":
-        raise ChannelMessageError(f"{where}: expected a JSON object")
-    try:
-        return ChannelMessageData.model_validate_json(
-            MessageToJson(value.struct_value, indent=None)
-        )
-    except ValidationError as error:
-        detail = error.errors(include_url=False, include_input=False, include_context=True)[0]
-        raise ChannelMessageError(f"{where}: {_problem(detail)}") from error
-
-
-def _problem(detail: ErrorDetails) -> str:
-    # Pydantic's messages name the constraint, not the input; an unknown field's location
-    # is the sender's own key, so it is not repeated either.
+def _explain(detail: ErrorDetails) -> str:
+    # An unknown field's location is the sender's own key, so it is not repeated.
     if detail["type"] == "extra_forbidden":
-        return "unknown field; expected only channel_id, sender, text and kind"
-    location = ".".join(str(step) for step in detail["loc"]) or "(root)"
-    return f"{location}: {detail['msg']}"
-
-
-def _essence(media_type: str) -> str:
-    return media_type.split(";", 1)[0].strip().lower()
+        return "unknown field; expected only channel_id, sender, text, kind and to"
+    return describe(detail)

@@ -19,9 +19,8 @@ from typing import Annotated, Final, Literal
 
 from a2a.helpers import new_data_part
 from a2a.types import Message, Part, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
-from google.protobuf.json_format import MessageToDict, MessageToJson, ParseDict, ParseError
+from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 from google.protobuf.message import Message as ProtoMessage
-from google.protobuf.struct_pb2 import Value
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -29,12 +28,12 @@ from pydantic import (
     JsonValue,
     RootModel,
     StringConstraints,
-    ValidationError,
     field_validator,
 )
 from pydantic_core import ErrorDetails
 
 from tiny_harness.errors import PlanError, TaskExtensionError
+from tiny_harness.harness.core.data_parts import describe, typed_parts, typed_value
 from tiny_harness.harness.core.plan import Plan
 
 TASK_EXTENSION_URI: Final = "https://madarauchiha-314.github.io/tiny-harness/a2a/ext/task/v1"
@@ -236,7 +235,12 @@ def ext_of(task: Task) -> TaskExtensionData | None:
     if TASK_EXT_KEY not in task.metadata:
         return None
     where = f"task {task.id!r}: metadata {TASK_EXT_KEY!r}"
-    return _validate(task.metadata.fields[TASK_EXT_KEY], TaskExtensionData, where)
+    value = task.metadata.fields[TASK_EXT_KEY]
+    try:
+        return typed_value(value, TaskExtensionData, where=where, refuse=TaskExtensionError)
+    except PlanError as error:
+        # Plan's own validator raises PlanError, which pydantic lets through unwrapped.
+        raise TaskExtensionError(f"{where}: plan: malformed ({error.code})") from error
 
 
 def with_ext(task: Task, ext: TaskExtensionData) -> None:
@@ -299,15 +303,18 @@ def envelopes_in(message: Message) -> list[EventEnvelope]:
     Raises `TaskExtensionError` naming the first part of the event media type that is not
     a data part holding a valid envelope, and its first problem (never the values).
     """
-    envelopes: list[EventEnvelope] = []
-    for index, part in enumerate(message.parts):
-        if _essence(part.media_type) != EVENT_MEDIA_TYPE:
-            continue
-        where = f"part {index} ({EVENT_MEDIA_TYPE})"
-        if part.WhichOneof("content") != "data":
-            raise TaskExtensionError(f"{where}: an event envelope must be a data part")
-        envelopes.append(_validate(part.data, EventEnvelope, where))
-    return envelopes
+    try:
+        return typed_parts(
+            message,
+            EVENT_MEDIA_TYPE,
+            EventEnvelope,
+            noun="an event envelope",
+            refuse=TaskExtensionError,
+            explain=_explain,
+        )
+    except PlanError as error:
+        # Plan's own validator raises PlanError, which pydantic lets through unwrapped.
+        raise TaskExtensionError(f"an event envelope's plan: malformed ({error.code})") from error
 
 
 def task_extension_schema() -> dict[str, JsonValue]:
@@ -328,34 +335,11 @@ def _schema(schema: dict[str, JsonValue], file_name: str) -> dict[str, JsonValue
     }
 
 
-def _validate[M: BaseModel](value: Value, model: type[M], where: str) -> M:
-    if value.WhichOneof("kind") != "struct_value":
-        raise TaskExtensionError(f"{where}: expected a JSON object")
-    try:
-        return model.model_validate_json(MessageToJson(value.struct_value, indent=None))
-    except ValidationError as error:
-        raise TaskExtensionError(f"{where}: {_first_problem(error)}") from error
-    except PlanError as error:
-        # Plan's own validator raises PlanError, which pydantic lets through unwrapped.
-        raise TaskExtensionError(f"{where}: plan: malformed ({error.code})") from error
-
-
-def _first_problem(error: ValidationError) -> str:
-    detail = error.errors(include_url=False, include_input=False, include_context=True)[0]
-    location = ".".join(str(step) for step in detail["loc"]) or "(root)"
-    return f"{location}: {_message(detail)}"
-
-
-def _message(detail: ErrorDetails) -> str:
-    # Pydantic's messages name the constraint, not the input, except for a wrong union
-    # tag, which quotes the tag it got; that one is rephrased.
+def _explain(detail: ErrorDetails) -> str:
+    # A wrong union tag is the one message that quotes the input (the tag it got).
     if detail["type"] in ("union_tag_invalid", "union_tag_not_found"):
         return "kind is missing or unknown; expected 'task', 'status_update' or 'artifact_update'"
-    return detail["msg"].removeprefix("Value error, ")
-
-
-def _essence(media_type: str) -> str:
-    return media_type.split(";", 1)[0].strip().lower()
+    return describe(detail)
 
 
 _UNKNOWN_FIELD: Final = re.compile(r'has no field named "([A-Za-z0-9_]{1,64})" at "([\w.]{1,200})"')

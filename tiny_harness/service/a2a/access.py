@@ -26,10 +26,11 @@ from a2a.types import Message, Task
 from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
 
 from tiny_harness.harness.core.task_ext import (
-    PARTICIPANT_METADATA_KEY,
     Participant,
     ParticipantRole,
     ext_of,
+    participant_ids,
+    sender_of,
 )
 
 logger = logging.getLogger(__name__)
@@ -53,9 +54,8 @@ def asserted_participant(context: ServerCallContext, message: Message | None = N
     anonymous. Raises InvalidParams for an id that is not one line of printable text."""
     headers = context.state.get("headers")
     asserted = headers.get(PARTICIPANT_HEADER, "") if isinstance(headers, dict) else ""
-    if not asserted and message is not None and PARTICIPANT_METADATA_KEY in message.metadata:
-        value = message.metadata[PARTICIPANT_METADATA_KEY]
-        asserted = value if isinstance(value, str) else ""
+    if not asserted and message is not None:
+        asserted = sender_of(message)
     asserted = str(asserted).strip()
     if len(asserted) > MAX_PARTICIPANT_ID or not asserted.isprintable():
         raise InvalidParamsError(message="the participant id must be one printable line")
@@ -68,10 +68,15 @@ def participants_of(task: Task) -> tuple[Participant, ...]:
     return () if ext is None else ext.participants
 
 
+def members_of(task: Task) -> frozenset[str]:
+    """Who takes part in `task`: its participants' ids, or, for a task nobody claimed, the
+    anonymous participant alone."""
+    return participant_ids(task) or frozenset({ANONYMOUS})
+
+
 def may_access(participant: str, task: Task) -> bool:
     """Whether `participant` takes part in `task`."""
-    ids = {p.id for p in participants_of(task)}
-    return participant in ids if ids else participant == ANONYMOUS
+    return participant in members_of(task)
 
 
 def is_admin(participant: str, task: Task) -> bool:

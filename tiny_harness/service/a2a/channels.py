@@ -29,17 +29,15 @@ from tiny_harness.harness.channels.extension import (
 )
 from tiny_harness.harness.persistence.records import ChannelMessageRecord
 from tiny_harness.harness.persistence.store import Store
-from tiny_harness.service.a2a.access import ANONYMOUS, deny, participants_of
+from tiny_harness.service.a2a.access import deny, members_of
 
 CHANNEL_OPERATION = "post to the channel of"
 """How a refused post is named in the denial log line."""
 
 
 def channel_members(task: Task) -> frozenset[str]:
-    """The participant ids of the task's channel: its participants, or, for a task nobody
-    claimed, the anonymous participant alone."""
-    ids = frozenset(p.id for p in participants_of(task))
-    return ids or frozenset({ANONYMOUS})
+    """The members of the task's channel: whoever takes part in the task (`members_of`)."""
+    return members_of(task)
 
 
 def check_membership(message: Message, task: Task, participant: str) -> None:

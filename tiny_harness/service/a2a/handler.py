@@ -58,7 +58,6 @@ from a2a.utils.task import apply_history_length, validate_history_length
 
 from tiny_harness.errors import (
     FinalTaskError,
-    InvalidMessageError,
     TaskRefusedError,
     UnknownTaskError,
 )
@@ -78,7 +77,7 @@ from tiny_harness.service.a2a.channels import check_membership, record_channel_m
 from tiny_harness.service.a2a.listing import list_tasks
 from tiny_harness.service.a2a.push_configs import PushConfigOperations
 from tiny_harness.service.durable.event_log import INTERRUPTED_STATES, TERMINAL_STATES
-from tiny_harness.service.durable.gateway import TaskGateway
+from tiny_harness.service.durable.gateway import TaskGateway, check_reply
 from tiny_harness.service.durable.models import InboxReceipt, TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
 
@@ -162,7 +161,7 @@ class HarnessRequestHandler(RequestHandler):
         """A new task, in a new context or in one the participant started."""
         task_id = str(uuid.uuid4())
         if message.context_id:
-            await self._check_context(message.context_id, participant)
+            await self._check_context_owner(message.context_id, participant)
         context_id = message.context_id or str(uuid.uuid4())
         if push is None:
             return await self._gateway.start(task_id, context_id, message)
@@ -175,7 +174,7 @@ class HarnessRequestHandler(RequestHandler):
             await self._push.require().delete(task_id, stored.id)
             raise
 
-    async def _check_context(self, context_id: str, participant: str) -> None:
+    async def _check_context_owner(self, context_id: str, participant: str) -> None:
         """Refuse a context another participant started, saying nothing of it."""
         page = await self._gateway.store.list_tasks(TaskQuery(context_id=context_id, page_size=1))
         if page.records and owner_of(page.records[0].task) != participant:
@@ -187,16 +186,9 @@ class HarnessRequestHandler(RequestHandler):
     async def _reply(
         self, message: Message, push: TaskPushNotificationConfig | None, participant: str
     ) -> InboxReceipt:
-        snap = await self._known(message.task_id)
-        if not may_access(participant, snap.task):
-            raise deny("message", participant, message.task_id)
+        snap = await self._visible_to(message.task_id, participant, "message")
         check_membership(message, snap.task, participant)  # before anything tells of the task
-        if snap.task.status.state in TERMINAL_STATES:
-            raise FinalTaskError(f"task {message.task_id} is final and takes no more messages")
-        if message.context_id and message.context_id != snap.task.context_id:
-            raise InvalidMessageError(
-                f"context {message.context_id} does not match the task's context"
-            )
+        check_reply(snap.task, message)
         if sets_participants(message) and not is_admin(participant, snap.task):
             logger.warning(
                 "access denied: participant %r may not change the participants of task %s",
@@ -257,21 +249,18 @@ class HarnessRequestHandler(RequestHandler):
         async for event in follow(self._gateway, params.id, snap.version):
             yield _payload(event)
 
-    async def _known(self, task_id: str) -> TaskSnapshot:
-        snap = await self._gateway.snapshot(task_id)
-        if snap is None:
-            raise UnknownTaskError(f"no task {task_id}")
-        return snap
-
     async def _visible(
         self, task_id: str, context: ServerCallContext, operation: str
     ) -> TaskSnapshot:
-        """The task, if it exists and the caller takes part in it; else the one not-found
-        answer, the same for both (a denial is logged)."""
+        """The task, if it exists and the calling participant takes part in it."""
+        return await self._visible_to(task_id, asserted_participant(context), operation)
+
+    async def _visible_to(self, task_id: str, participant: str, operation: str) -> TaskSnapshot:
+        """The task, if it exists and `participant` takes part in it; else the one
+        not-found answer, the same for both (a denial is logged)."""
         snap = await self._gateway.snapshot(task_id)
         if snap is None:
             raise not_found(task_id)
-        participant = asserted_participant(context)
         if not may_access(participant, snap.task):
             raise deny(operation, participant, task_id)
         return snap
