@@ -55,6 +55,9 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     ├── TaskExtensionError               task extension data or an event envelope is invalid
     ├── ChannelMessageError              a channel message part in a message is invalid
     │   └── ChannelMembershipError       a participant posts to a channel it is not a member of
+    ├── RoleChangeError                  a participant's role change is not an admin's, or
+    │                                    would leave the task with no admin
+    ├── HelpDecisionError                a help decision is malformed or breaks the task's rules
     └── ProviderError(provider, status)  a call to a model provider failed (see subclasses)
         ├── RetryableProviderError       rate limit, 5xx, timeout or lost connection: try again
         ├── ProviderRequestError         the provider refused the request (other 4xx): final
@@ -545,3 +548,18 @@ class IllegalTransitionError(TinyHarnessError):
     a bug in the harness or a plugin, never a client's doing, so it is loud, not silent."""
 
     code = "task.illegal_transition"
+
+
+class RoleChangeError(TinyHarnessError):
+    """Raised when a participant's role on a task is to change at the request of someone who
+    is not an admin of the task, or when the change would leave the task with no admin."""
+
+    code = "participants.role_change_refused"
+
+
+class HelpDecisionError(TinyHarnessError):
+    """Raised when the decision on how to get help (help.decided.in) is malformed, names
+    someone who is not a participant, or asks a participant for work an acceptance
+    criterion assigns to another."""
+
+    code = "help.decision_invalid"

@@ -15,10 +15,16 @@ def call(name: str, arguments: dict[str, JsonValue], call_id: str = "call-1") ->
     return ToolCall(call_id=call_id, name=name, arguments=arguments)
 
 
-def test_definitions_are_the_three_intrinsics_in_a_stable_order() -> None:
+def test_definitions_are_the_loops_intrinsics_in_a_stable_order() -> None:
     names = [d.name for d in intrinsic_definitions()]
 
-    assert names == ["create_plan", "complete_step", "ask_participant"]
+    assert names == [
+        "create_plan",
+        "complete_step",
+        "ask_participant",
+        "create_task_for_participant",
+        "set_participant_role",
+    ]
     assert [d.name for d in intrinsic_definitions()] == names
 
 
@@ -39,6 +45,26 @@ def test_schemas_declare_the_required_arguments() -> None:
     properties = schemas["ask_participant"]["properties"]
     assert isinstance(properties, dict)
     assert set(properties) == {"question", "options", "participant_id"}
+    assert schemas["create_task_for_participant"]["required"] == ["participant_id", "name", "goal"]
+    assert schemas["set_participant_role"]["required"] == ["participant_id", "role"]
+
+
+def test_set_participant_role_takes_only_the_four_roles() -> None:
+    with pytest.raises(ToolArgumentError, match="role: Input should be 'assignee'"):
+        invoke_intrinsic(call("set_participant_role", {"participant_id": "bob", "role": "owner"}))
+
+    command = invoke_intrinsic(
+        call("set_participant_role", {"participant_id": "bob", "role": "watcher"})
+    )
+    assert command.kind == "set_participant_role"
+    assert command.payload == {"participant_id": "bob", "role": "watcher"}
+
+
+def test_create_task_for_participant_needs_a_goal() -> None:
+    with pytest.raises(ToolArgumentError, match="goal: Field required"):
+        invoke_intrinsic(
+            call("create_task_for_participant", {"participant_id": "bob", "name": "x"})
+        )
 
 
 def test_create_plan_gives_an_attach_plan_command_with_a_valid_plan() -> None:

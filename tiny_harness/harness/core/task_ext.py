@@ -290,6 +290,15 @@ def merge_ext(task: Task, update: TaskExtensionData) -> None:
     with_ext(task, update)
 
 
+def link_sub_task(task: Task, ref: TaskRef) -> None:
+    """Add `ref` to the task's sub-task references (past `MAX_ITEMS`, the extension's
+    bound, the rest are not listed; the workflow still tracks them)."""
+    current = ext_of(task) or TaskExtensionData()
+    if len(current.sub_tasks) >= MAX_ITEMS:
+        return
+    with_ext(task, current.model_copy(update={"sub_tasks": (*current.sub_tasks, ref)}))
+
+
 def envelope_part(envelope: EventEnvelope) -> Part:
     """The data part that carries `envelope` in a message: only the fields its sender set,
     so the receiver's `merge_ext` changes those and keeps the rest."""

@@ -68,6 +68,8 @@ type CommandKind = Literal[
     "skill_unloaded",
     "spawn_subtask",
     "reply_subtask",
+    "create_participant_task",
+    "set_participant_role",
 ]
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from tiny_harness.errors import PlanError, ToolArgumentError, ToolNotFoundError
 from tiny_harness.harness.core.plan import Plan, Step
+from tiny_harness.harness.core.task_ext import ParticipantRole
 from tiny_harness.harness.tools.definition import (
     Execution,
     Idempotency,
@@ -53,7 +54,27 @@ class AskParticipantArgs(BaseModel, extra="forbid", frozen=True):
 
     question: str = Field(min_length=1)
     options: tuple[str, ...] = ()
-    participant_id: str | None = None
+    participant_id: str | None = Field(
+        default=None,
+        description="Who to ask; if omitted, the harness decides who (or hands the work over).",
+    )
+
+
+class CreateTaskForParticipantArgs(BaseModel, extra="forbid", frozen=True):
+    """Arguments of `create_task_for_participant`."""
+
+    participant_id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200)
+    goal: str = Field(min_length=1, max_length=10_000)
+    description: str = Field(default="", max_length=10_000)
+    acceptance_criteria: tuple[str, ...] = Field(default=(), max_length=50)
+
+
+class SetParticipantRoleArgs(BaseModel, extra="forbid", frozen=True):
+    """Arguments of `set_participant_role`."""
+
+    participant_id: str = Field(min_length=1, max_length=200)
+    role: ParticipantRole
 
 
 def _step_ids(args: CreatePlanArgs) -> list[str]:
@@ -108,6 +129,30 @@ def _ask_participant(call: ToolCall, args: AskParticipantArgs) -> WorkflowComman
     )
 
 
+def _create_task_for_participant(
+    call: ToolCall, args: CreateTaskForParticipantArgs
+) -> WorkflowCommand:
+    return WorkflowCommand(
+        kind="create_participant_task",
+        call_id=call.call_id,
+        payload=args.model_dump(mode="json"),
+        result=ToolResult(call_id=call.call_id, name=call.name, text="Task created."),
+    )
+
+
+def _set_participant_role(call: ToolCall, args: SetParticipantRoleArgs) -> WorkflowCommand:
+    return WorkflowCommand(
+        kind="set_participant_role",
+        call_id=call.call_id,
+        payload=args.model_dump(mode="json"),
+        result=ToolResult(
+            call_id=call.call_id,
+            name=call.name,
+            text=f"{args.participant_id} is now {args.role.value} of this task.",
+        ),
+    )
+
+
 class IntrinsicTool[A: BaseModel](Tool):
     """An intrinsic as a tool entity: validates its arguments and returns a command."""
 
@@ -142,6 +187,8 @@ type AnyIntrinsic = (
     IntrinsicTool[CreatePlanArgs]
     | IntrinsicTool[CompleteStepArgs]
     | IntrinsicTool[AskParticipantArgs]
+    | IntrinsicTool[CreateTaskForParticipantArgs]
+    | IntrinsicTool[SetParticipantRoleArgs]
 )
 
 INTRINSIC_TOOLS: Final[tuple[AnyIntrinsic, ...]] = (
@@ -159,9 +206,23 @@ INTRINSIC_TOOLS: Final[tuple[AnyIntrinsic, ...]] = (
     ),
     IntrinsicTool(
         "ask_participant",
-        "Ask the person you are working for a question and wait for the answer.",
+        "Ask a participant of the task a question and wait for the answer.",
         AskParticipantArgs,
         _ask_participant,
+    ),
+    IntrinsicTool(
+        "create_task_for_participant",
+        "Hand a piece of work to a participant of the task as a task of their own; you "
+        "are told when they finish it, and this task waits for it before it completes.",
+        CreateTaskForParticipantArgs,
+        _create_task_for_participant,
+    ),
+    IntrinsicTool(
+        "set_participant_role",
+        "Give a participant a role on this task (assignee, reporter, watcher or admin). "
+        "Only done when an admin of the task asked for it.",
+        SetParticipantRoleArgs,
+        _set_participant_role,
     ),
 )
 """The intrinsic tools of the loop, registered by the built-in plugin."""

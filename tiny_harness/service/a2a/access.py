@@ -25,21 +25,13 @@ from a2a.server.context import ServerCallContext
 from a2a.types import Message, Task
 from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
 
-from tiny_harness.harness.core.task_ext import (
-    Participant,
-    ParticipantRole,
-    ext_of,
-    participant_ids,
-    sender_of,
-)
+from tiny_harness.harness.core.participants import ANONYMOUS, participants_of
+from tiny_harness.harness.core.task_ext import ParticipantRole, participant_ids, sender_of
 
 logger = logging.getLogger(__name__)
 
 PARTICIPANT_HEADER: Final = "x-participant-id"
 """The header the perimeter sets to the caller's id (lower case, as Starlette keeps it)."""
-
-ANONYMOUS: Final = ""
-"""The participant of a call that asserts no id."""
 
 MAX_PARTICIPANT_ID: Final = 200
 
@@ -62,12 +54,6 @@ def asserted_participant(context: ServerCallContext, message: Message | None = N
     return asserted
 
 
-def participants_of(task: Task) -> tuple[Participant, ...]:
-    """The task's participants (none: the task belongs to the anonymous participant)."""
-    ext = ext_of(task)
-    return () if ext is None else ext.participants
-
-
 def members_of(task: Task) -> frozenset[str]:
     """Who takes part in `task`: its participants' ids, or, for a task nobody claimed, the
     anonymous participant alone."""
@@ -77,15 +63,6 @@ def members_of(task: Task) -> frozenset[str]:
 def may_access(participant: str, task: Task) -> bool:
     """Whether `participant` takes part in `task`."""
     return participant in members_of(task)
-
-
-def is_admin(participant: str, task: Task) -> bool:
-    """Whether `participant` holds the admin role on `task` (the anonymous participant is
-    the admin of a task nobody claimed)."""
-    people = participants_of(task)
-    if not people:
-        return participant == ANONYMOUS
-    return any(p.id == participant and p.role == ParticipantRole.ADMIN for p in people)
 
 
 def owner_of(task: Task) -> str:

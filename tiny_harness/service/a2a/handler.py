@@ -61,12 +61,12 @@ from tiny_harness.errors import (
     TaskRefusedError,
     UnknownTaskError,
 )
+from tiny_harness.harness.core.participants import is_admin
 from tiny_harness.harness.persistence.store import TaskQuery
 from tiny_harness.harness.security import Redactor
 from tiny_harness.service.a2a.access import (
     asserted_participant,
     deny,
-    is_admin,
     may_access,
     not_found,
     owner_of,

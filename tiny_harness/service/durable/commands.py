@@ -1,9 +1,10 @@
 """`CommandApplier`: what the workflow does with an intrinsic tool's command.
 
 Workflow-side code, deterministic. A command changes the task's state (plan, steps, the
-open question, loaded skills) and yields the result the model reads next turn, or None when
-the result comes later (the reply to a question). A command that does not fit the task's
-state (an unknown step, a second question) becomes an error result, never a crash.
+open question, participants' roles, loaded skills) and yields the result the model reads
+next turn, or None when the result comes later (the reply to a question). A command that
+does not fit the task's state (an unknown step, a second question, a role change nobody
+with the right asked for) becomes an error result, never a crash.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from tiny_harness.errors import PlanError
+    from tiny_harness.errors import PlanError, RoleChangeError
+    from tiny_harness.harness.core.participants import set_role
     from tiny_harness.harness.core.plan import Plan
-    from tiny_harness.harness.core.task_ext import participant_ids
+    from tiny_harness.harness.core.task_ext import ParticipantRole, participant_ids
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
     from tiny_harness.service.durable.dispatch import HookDispatcher
     from tiny_harness.service.durable.models import LoadedSkill, PendingQuestion, TaskRun
@@ -37,9 +39,11 @@ class CommandApplier:
                 self._complete_step(command)
             elif command.kind == "wait_for_reply":
                 return self._ask(command)
+            elif command.kind == "set_participant_role":
+                self._set_role(command)
             else:
                 self._change_skills(command)
-        except PlanError as error:
+        except (PlanError, RoleChangeError) as error:
             return error_result(command, f"{error.code}: {error.message}")
         return command.result
 
@@ -72,6 +76,14 @@ class CommandApplier:
             participant_id=addressee if isinstance(addressee, str) else None,
         )
         return None
+
+    def _set_role(self, command: WorkflowCommand) -> None:
+        """Only an admin's request changes a role: the newest message the model acts on must
+        come from one, so text from anyone else (a tool result, a channel post) cannot."""
+        participant_id = str(command.payload["participant_id"])
+        role = ParticipantRole(str(command.payload["role"]))
+        set_role(self._run.task, participant_id, role, by=self._run.principal)
+        self._narrator.say(f"{participant_id} is now {role.value} of this task.", store=True)
 
     def _change_skills(self, command: WorkflowCommand) -> None:
         name = str(command.payload["name"])

@@ -2,7 +2,9 @@
 
 Workflow-side code, deterministic. `spawn_subtask` starts a `RemoteTaskWorkflow` child
 (the stand-in; parent close policy ABANDON, because a continue-as-new must not cancel it:
-cancelling is explicit, `cancel_all`), `reply_subtask` signals one. Every change a stand-in
+cancelling is explicit, `cancel_all`), `reply_subtask` signals one;
+`create_task_for_participant` starts a `TaskWorkflow` child assigned to a participant
+(`assignment`), which reports its ending the same way. Every change a stand-in
 reports updates the sub-task's row; the model is told only of an ending or of a new
 question (INPUT_REQUIRED / AUTH_REQUIRED), never of WORKING, through a note the loop adds
 to the conversation before the next model call. The task cannot complete while a row is
@@ -20,11 +22,19 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import TaskState
 
     from tiny_harness.harness.agents.turns import FINAL_STATES, PARKED_STATES, RemoteTurn
+    from tiny_harness.harness.core.participants import participants_of
+    from tiny_harness.harness.core.task_ext import ParticipantRole, TaskRef, link_sub_task
     from tiny_harness.harness.models.llm import UserItem
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
     from tiny_harness.service.durable.commands import error_result
-    from tiny_harness.service.durable.models import SubtaskRow, TaskRun, TaskStart
+    from tiny_harness.service.durable.models import (
+        SubtaskRow,
+        TaskRun,
+        TaskSnapshot,
+        TaskStart,
+    )
     from tiny_harness.service.durable.remote_models import (
+        Assignment,
         RemoteStart,
         SubtaskBrief,
         SubtaskUpdate,
@@ -51,7 +61,58 @@ class Delegation:
         """Start or answer a sub-task; the result the model reads."""
         if command.kind == "spawn_subtask":
             return await self._spawn(command)
+        if command.kind == "create_participant_task":
+            return await self._assign(command)
         return await self._reply(command)
+
+    async def _assign(self, command: WorkflowCommand) -> ToolResult:
+        """Start a task of this harness assigned to a participant of this task."""
+        task = self._run.task
+        assignee = str(command.payload["participant_id"])
+        people = participants_of(task)
+        if assignee not in {p.id for p in people}:
+            known = ", ".join(sorted(p.id for p in people)) or "none"
+            return error_result(
+                command, f"{assignee} is not a participant of this task (participants: {known})"
+            )
+        brief = SubtaskBrief.model_validate(
+            {k: command.payload[k] for k in ("name", "goal", "description", "acceptance_criteria")}
+        )
+        subtask_id = f"sub-{len(self._run.subtasks) + 1}"
+        task_id = str(workflow.uuid4())
+        admins = tuple(p for p in people if p.role == ParticipantRole.ADMIN and p.id != assignee)
+        worker = next(p for p in people if p.id == assignee)
+        role = ParticipantRole.ADMIN if not admins else ParticipantRole.ASSIGNEE
+        start = TaskStart(
+            task_id=task_id,
+            context_id=str(workflow.uuid4()),
+            history_event_bound=self._start.history_event_bound,
+            retries=self._start.retries,
+            assignment=Assignment(
+                parent_id=task.id,
+                assignee=assignee,
+                brief=brief,
+                participants=(*admins, worker.model_copy(update={"role": role})),
+            ),
+        )
+        row = SubtaskRow(
+            id=subtask_id, local_id=task_id, agent="", name=brief.name, assignee=assignee
+        )
+        self._run.subtasks.append(row)
+        link_sub_task(task, TaskRef(task_id=task_id))
+        child = await workflow.start_child_workflow(
+            "TaskWorkflow",
+            start,
+            id=task_id,
+            result_type=TaskSnapshot,
+            parent_close_policy=ParentClosePolicy.ABANDON,
+        )
+        child.add_done_callback(_outcome_heard_by_signal)
+        text = (
+            f"Task {task_id} ({brief.name!r}) created for {assignee} as sub-task {subtask_id}. "
+            "You will be told when it ends; this task cannot complete before it does."
+        )
+        return command.result.model_copy(update={"text": text})
 
     async def _spawn(self, command: WorkflowCommand) -> ToolResult:
         payload = command.payload
@@ -93,6 +154,10 @@ class Delegation:
         if row is None:
             known = ", ".join(r.id for r in self._run.subtasks) or "none"
             return error_result(command, f"no sub-task {asked!r}; sub-tasks: {known}")
+        if row.assignee is not None:
+            return error_result(
+                command, f"sub-task {row.id} is assigned to {row.assignee}; they answer it"
+            )
         if row.state not in PARKED_STATES:
             state = TaskState.Name(row.state)
             return error_result(command, f"sub-task {row.id} is not waiting for input ({state})")
@@ -117,16 +182,20 @@ class Delegation:
             self._run.notes.append(
                 UserItem(
                     message_id=f"{row.local_id}:note-{len(self._run.notes) + 1}",
-                    text=_note(row.id, row.agent, row.name, turn.state_name, turn.text),
+                    text=_note(row, turn.state_name, turn.text),
                 )
             )
         self._run.subtasks[index] = row
 
     async def cancel_all(self) -> None:
-        """Ask every unresolved stand-in to cancel its remote task."""
+        """Ask every unresolved stand-in to cancel its remote task, and every unresolved
+        assigned task to end."""
         for row in self.unresolved:
             handle = workflow.get_external_workflow_handle(row.local_id)
-            await handle.signal(RemoteTaskWorkflow.cancel)
+            if row.assignee is None:
+                await handle.signal(RemoteTaskWorkflow.cancel)
+            else:
+                await handle.signal("cancel", f"its parent task {self._run.task.id} ended")
 
 
 def _outcome_heard_by_signal(child: asyncio.Future[RemoteTurn]) -> None:
@@ -134,6 +203,7 @@ def _outcome_heard_by_signal(child: asyncio.Future[RemoteTurn]) -> None:
         workflow.logger.warning("sub-task stand-in failed: %s", child.exception())
 
 
-def _note(subtask_id: str, agent: str, name: str, state: str, text: str) -> str:
+def _note(row: SubtaskRow, state: str, text: str) -> str:
     said = f": {text}" if text else ""
-    return f"[sub-task {subtask_id} ({name!r} on agent {agent}) is now {state}{said}]"
+    where = f"assigned to {row.assignee}" if row.assignee else f"on agent {row.agent}"
+    return f"[sub-task {row.id} ({row.name!r} {where}) is now {state}{said}]"

@@ -18,6 +18,7 @@ from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.models.llm import InputItem, LLMRequest, UserItem
 from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolDefinition
+from tiny_harness.service.durable.remote_models import Assignment
 
 
 class LoggedEvent(BaseModel, frozen=True):
@@ -63,6 +64,8 @@ class SubtaskRow(BaseModel, frozen=True):
     remote_task_id: str = ""
     told_state: int | None = None
     """The state the parent's model was last told of."""
+    assignee: str | None = None
+    """Set for a task assigned to a participant (`local_id` is then the task's id)."""
 
 
 class TaskRun(BaseModel):
@@ -81,10 +84,13 @@ class TaskRun(BaseModel):
     llm_calls: int = 0
     compactions: list[CompactionRecord] = Field(default_factory=list)
     plan_revision: int = 0
+    """How many times the plan changed: the version of the store's plan record."""
     subtasks: list[SubtaskRow] = Field(default_factory=list)
     notes: list[UserItem] = Field(default_factory=list)
     """What the model is to be told before its next call (sub-task news)."""
-    """How many times the plan changed: the version of the store's plan record."""
+    principal: str = ""
+    """The sender of the newest message taken in: whose request the model acts on, and
+    whose role decides a role change it asks for ("" for anonymous)."""
 
     @property
     def next_seq(self) -> int:
@@ -101,6 +107,8 @@ class TaskStart(BaseModel, frozen=True):
     retries: RetryPolicies = RetryPolicies()
     max_model_calls: int = Field(default=100, ge=1)
     """The task fails once its model has been called this often without finishing."""
+    assignment: Assignment | None = None
+    """Set for a task assigned to a participant: they do the work, not the model."""
     carried: TaskRun | None = None
 
 

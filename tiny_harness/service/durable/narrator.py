@@ -62,8 +62,9 @@ class Narrator:
         if before != state:
             self._hooks.state_changed(before, state)
 
-    def say(self, text: str, *, plan: bool = False) -> None:
-        """A progress message while WORKING; plan changes carry the plan as a data part."""
+    def say(self, text: str, *, plan: bool = False, store: bool = False) -> None:
+        """A progress message while WORKING; plan changes carry the plan as a data part.
+        `store` writes the task to the store soon (its metadata changed)."""
         task = self._run.task
         data = self._run.plan.model_dump(mode="json") if plan and self._run.plan else None
         message = event_log.agent_message(
@@ -71,6 +72,8 @@ class Narrator:
         )
         state = TaskState.TASK_STATE_WORKING
         self._log.record(event_log.status_event(task, state, workflow.now(), message))
+        if store:
+            self._snapshots.mark()
 
     def complete(self, answer: str) -> None:
         """The answer as an artifact, then COMPLETED."""

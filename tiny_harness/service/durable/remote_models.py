@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from tiny_harness.harness.agents.agent import Updates
 from tiny_harness.harness.agents.turns import RemoteTurn
+from tiny_harness.harness.core.task_ext import Participant
 
 
 class SubtaskBrief(BaseModel, frozen=True):
@@ -32,6 +33,17 @@ class SubtaskBrief(BaseModel, frozen=True):
             lines.append("Acceptance criteria:")
             lines += [f"- {criterion}" for criterion in self.acceptance_criteria]
         return "\n".join(lines)
+
+
+class Assignment(BaseModel, frozen=True):
+    """How a task assigned to a participant (`create_task_for_participant`) is started:
+    the participant does the work, and the parent is told when it ends."""
+
+    parent_id: str
+    assignee: str
+    brief: SubtaskBrief
+    participants: tuple[Participant, ...]
+    """The assignee and whoever else takes part (the parent's admins)."""
 
 
 class RemoteWatch(BaseModel, frozen=True):

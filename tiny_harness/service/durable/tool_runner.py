@@ -34,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.models import InvokeToolInput, TaskRun, TaskStart
     from tiny_harness.service.durable.snapshots import SnapshotWriter
 
-DELEGATION_COMMANDS = frozenset({"spawn_subtask", "reply_subtask"})
+DELEGATION_COMMANDS = frozenset({"spawn_subtask", "reply_subtask", "create_participant_task"})
 """Commands the delegation applies (they start or signal stand-in workflows)."""
 
 _TIMEOUT = timedelta(minutes=5)

@@ -38,13 +38,14 @@ with workflow.unsafe.imports_passed_through():
         merge_ext,
         sender_of,
     )
-    from tiny_harness.harness.models.llm import AssistantItem, LLMResponse
+    from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, UserItem
     from tiny_harness.harness.persistence.records import Record
     from tiny_harness.service.durable import event_log, read_model
     from tiny_harness.service.durable.activities import (
         HOOK_ABORT_ERROR,
         TaskActivities,
     )
+    from tiny_harness.service.durable.assignment import open_assigned, report_end, the_work
     from tiny_harness.service.durable.attempts import Attempts
     from tiny_harness.service.durable.commands import CommandApplier
     from tiny_harness.service.durable.compactor import Compactor
@@ -106,6 +107,8 @@ class TaskWorkflow:
         self._run = start.carried or TaskRun(
             task=event_log.new_task(start.task_id, start.context_id, workflow.now())
         )
+        if start.assignment is not None and start.carried is None:
+            open_assigned(start.assignment, self._run.task, str(workflow.uuid4()))
         self._log = TaskLog(self._run)
         self._snapshots = SnapshotWriter(self._run)
         self._closing = False
@@ -152,10 +155,15 @@ class TaskWorkflow:
         if self._cancel_requested and not self._narrator.final:
             reason = self._run.cancel_reason or "canceled"
             self._narrator.set_state(TaskState.TASK_STATE_CANCELED, f"Task canceled: {reason}")
+        if self._start.assignment is not None:
+            await report_end(self._start.assignment, self._run.task)
         return await self._close()
 
     async def _drive(self) -> None:
         """The loop: assemble, call the model, run its tool calls, until it answers."""
+        if self._start.assignment is not None:
+            await self._await_assignee()
+            return
         if self._run.llm_calls == 0:
             await workflow.wait_condition(lambda: bool(self._run.mailbox))
         if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
@@ -251,6 +259,18 @@ class TaskWorkflow:
         if self._driver is not None and not self._driver.done():
             self._driver.cancel()
 
+    async def _await_assignee(self) -> None:
+        """An assigned task: wait for the assignee's answer, which is its result."""
+        if self._log.empty:
+            self._log.record(event_log.task_event(self._run.task))
+        if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
+            self._narrator.set_state(TaskState.TASK_STATE_WORKING)
+        if self._start.assignment is not None and self._run.pending_question is None:
+            self._run.pending_question = the_work(self._start.assignment)
+        await self._wait_for_reply()
+        answers = [i for i in self._run.conversation if isinstance(i, UserItem) and i.reply_to]
+        self._narrator.complete(answers[0].text if answers else "")
+
     async def _wait_for_reply(self) -> None:
         question = self._run.pending_question
         if question is None:
@@ -295,6 +315,7 @@ class TaskWorkflow:
             )
             if question is not None:
                 self._run.pending_question = None
+            self._run.principal = sender_of(message)
             self._run.conversation.append(item)
             self._record(read_model.inbox_audit_record(self._run, message, item, workflow.now()))
 
