@@ -8,9 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 from a2a.types import Message, Part, Role, Task, TaskState
 
+from tiny_harness.harness.channels.help import HelpDecision, HelpNeed, HelpRoute
 from tiny_harness.harness.core.context import ContextBudget, ContextWindowManager
 from tiny_harness.harness.core.monitor import MonitorSnapshot, OpenTask
 from tiny_harness.harness.core.plan import Plan, Step
+from tiny_harness.harness.core.task_ext import TaskExtensionData
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.hooks import (
     ActivityFailedPre,
@@ -19,6 +21,7 @@ from tiny_harness.harness.hooks import (
     CompactionSummariseIn,
     CompactionTriggerIn,
     HeartbeatTickPre,
+    HelpDecidedIn,
     HookContext,
     HookPoint,
     LLMInvokedPost,
@@ -107,6 +110,13 @@ def every_context() -> list[HookContext]:
         CompactionTriggerIn(**IDS, window=window, model=model, budget=ContextBudget()),
         CompactionKeepIn(**IDS, window=window, conversation=conversation, result=conversation[:1]),
         CompactionSummariseIn(**IDS, window=window, removed=conversation[:1], result="Asked."),
+        HelpDecidedIn(
+            **IDS,
+            need=HelpNeed(question="Which size?", options=("S", "M")),
+            task=TaskExtensionData(name="Order"),
+            refused="carol is not a participant",
+            result=HelpDecision(route=HelpRoute.ASK, participant_id="bob"),
+        ),
         HeartbeatTickPre(
             **IDS,
             snapshot=MonitorSnapshot(

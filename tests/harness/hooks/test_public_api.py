@@ -20,6 +20,7 @@ def test_public_names_are_pinned() -> None:
         "HOOK_METHOD",
         "HOOK_TOOL",
         "HeartbeatTickPre",
+        "HelpDecidedIn",
         "HookAbort",
         "HookContext",
         "HookExecutor",

@@ -95,7 +95,8 @@ async def assigned_task(temporal: Client, parent_id: str) -> Task:
 
 async def ended(temporal: Client, task_id: str) -> TaskSnapshot:
     """The task as its workflow ended."""
-    return await temporal.get_workflow_handle(task_id, result_type=TaskSnapshot).result()
+    handle = temporal.get_workflow_handle(task_id, result_type=TaskSnapshot)
+    return TaskSnapshot.model_validate(await handle.result())
 
 
 async def start_parent(h: RunningHarness) -> str:

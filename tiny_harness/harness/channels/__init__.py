@@ -2,7 +2,8 @@
 
 A pull channel is polled by the heartbeat; what it returns is sent to its task as a
 participant's reply (`channel`). The channel extension (`extension`) is the data part a
-message posted to a task's channel travels in over A2A."""
+message posted to a task's channel travels in over A2A. How help is got from a
+participant (ask them, or hand them a task) is decided by the rules in `help`."""
 
 from tiny_harness.harness.channels.channel import Channel, ChannelDelivery, channel_ref
 from tiny_harness.harness.channels.extension import (

@@ -97,6 +97,8 @@ class AcceptanceCriterion(BaseModel):
     """The condition, in words."""
     met: bool | None = None
     """Whether the result meets it; null while nobody has judged."""
+    assignee: _Id | None = None
+    """The participant whose work meets it; null: the agent's own."""
 
 
 class TaskExtensionData(BaseModel):

@@ -22,10 +22,12 @@ from a2a.types import Message, TaskState
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tiny_harness.errors import UnknownHookPointError
+from tiny_harness.harness.channels.help import HelpDecision, HelpNeed
 from tiny_harness.harness.core.context import ContextBudget, ContextWindow
 from tiny_harness.harness.core.monitor import MonitorSnapshot
 from tiny_harness.harness.core.plan import Plan, Step
 from tiny_harness.harness.core.proto import ProtoJson
+from tiny_harness.harness.core.task_ext import TaskExtensionData
 from tiny_harness.harness.entities import EntityRef
 from tiny_harness.harness.hooks.points import HookPoint, Operation, Phase
 from tiny_harness.harness.models.llm import InputItem, LLMModelInfo, LLMRequest, LLMResponse
@@ -161,6 +163,17 @@ class CompactionSummariseIn(BodyContext):
     result: str | None = None
 
 
+class HelpDecidedIn(BodyContext):
+    """Deciding how to get help the model asked for without naming whom; `result` is the
+    decision (default: the task's model, asked for structured output). `refused` says why
+    the previous decision was refused, on the one second try."""
+
+    need: HelpNeed
+    task: TaskExtensionData
+    refused: str | None = None
+    result: HelpDecision | None = None
+
+
 class HeartbeatTickPre(HookContext):
     """One heartbeat tick, with what it saw."""
 
@@ -215,6 +228,7 @@ CONTEXTS: Mapping[HookPoint, type[HookContext]] = MappingProxyType(
         HookPoint(Operation.COMPACTION_TRIGGER, Phase.IN): CompactionTriggerIn,
         HookPoint(Operation.COMPACTION_KEEP, Phase.IN): CompactionKeepIn,
         HookPoint(Operation.COMPACTION_SUMMARISE, Phase.IN): CompactionSummariseIn,
+        HookPoint(Operation.HELP_DECIDED, Phase.IN): HelpDecidedIn,
         HookPoint(Operation.HEARTBEAT_TICK, Phase.PRE): HeartbeatTickPre,
         HookPoint(Operation.ACTIVITY_FAILED, Phase.PRE): ActivityFailedPre,
         HookPoint(Operation.ACTIVITY_RETRIED, Phase.PRE): ActivityRetriedPre,

@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import anthropic
+from anthropic import Omit
 from anthropic.types import (
     AssistantMessageParam,
     Message,
     MessageParam,
+    OutputConfigParam,
     TextBlockParam,
     ToolParam,
     ToolResultBlockParam,
@@ -146,6 +148,7 @@ class AnthropicLLM(ProviderModel):
             system=system_blocks(request),
             messages=message_params(request, names),
             tools=[tool_param(tool, names) for tool in request.tools] or anthropic.omit,
+            output_config=output_config(request),
         )
 
     async def _streamed(self, request: LLMRequest, names: WireNames) -> Message:
@@ -155,6 +158,7 @@ class AnthropicLLM(ProviderModel):
             system=system_blocks(request),
             messages=message_params(request, names),
             tools=[tool_param(tool, names) for tool in request.tools] or anthropic.omit,
+            output_config=output_config(request),
         )
         async with manager as stream:
             return await stream.get_final_message()
@@ -163,6 +167,14 @@ class AnthropicLLM(ProviderModel):
 def system_blocks(request: LLMRequest) -> list[TextBlockParam]:
     """The instructions as one cached system block: the end of the cacheable prefix."""
     return [{"type": "text", "text": request.instructions, "cache_control": {"type": "ephemeral"}}]
+
+
+def output_config(request: LLMRequest) -> OutputConfigParam | Omit:
+    """A structured answer's schema as the Messages API's JSON output format."""
+    if request.output_schema is None:
+        return anthropic.omit
+    schema: dict[str, object] = dict(request.output_schema.json_schema)
+    return {"format": {"type": "json_schema", "schema": schema}}
 
 
 def tool_param(tool: ToolDefinition, names: WireNames) -> ToolParam:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from tiny_harness.harness.entities import Entity, EntityKind
 from tiny_harness.harness.tools.definition import ToolCall, ToolDefinition
@@ -52,6 +52,14 @@ type InputItem = Annotated[UserItem | AssistantItem | ToolResultItem, Field(disc
 type FinishReason = Literal["stop", "tool_calls", "length", "refusal"]
 
 
+class OutputSchema(BaseModel, frozen=True):
+    """A JSON schema the answer's text must follow (structured output): the model answers
+    with one JSON object and calls no tools."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    json_schema: dict[str, JsonValue]
+
+
 class LLMRequest(BaseModel, frozen=True):
     """Everything the model sees for one turn."""
 
@@ -59,6 +67,8 @@ class LLMRequest(BaseModel, frozen=True):
     input: tuple[InputItem, ...]
     tools: tuple[ToolDefinition, ...] = ()
     cache_key: str | None = None
+    output_schema: OutputSchema | None = None
+    """Set for a structured answer (a decision, not a turn of the loop)."""
 
 
 class Usage(BaseModel, frozen=True):

@@ -16,6 +16,7 @@ import json
 from collections.abc import Awaitable
 
 import openai
+from openai import Omit
 from openai.types.responses import (
     FunctionToolParam,
     Response,
@@ -27,6 +28,7 @@ from openai.types.responses import (
     ResponseInputItemParam,
     ResponseOutputItem,
     ResponseOutputItemDoneEvent,
+    ResponseTextConfigParam,
 )
 from pydantic import SecretStr
 
@@ -125,6 +127,7 @@ class OpenAILLM(ProviderModel):
             instructions=request.instructions,
             input=input_items(request, names),
             tools=[tool_param(tool, names) for tool in request.tools],
+            text=text_format(request),
             prompt_cache_key=request.cache_key if request.cache_key is not None else openai.omit,
             max_output_tokens=self._max_output_tokens or openai.omit,
             store=False,
@@ -136,6 +139,7 @@ class OpenAILLM(ProviderModel):
             instructions=request.instructions,
             input=input_items(request, names),
             tools=[tool_param(tool, names) for tool in request.tools],
+            text=text_format(request),
             prompt_cache_key=request.cache_key if request.cache_key is not None else openai.omit,
             max_output_tokens=self._max_output_tokens or openai.omit,
             store=False,
@@ -157,6 +161,21 @@ class OpenAILLM(ProviderModel):
         raise ProviderResponseError(
             f"{PROVIDER}: the stream ended before the response was complete", provider=PROVIDER
         )
+
+
+def text_format(request: LLMRequest) -> ResponseTextConfigParam | Omit:
+    """A structured answer's schema as the Responses API's JSON schema text format."""
+    if request.output_schema is None:
+        return openai.omit
+    schema: dict[str, object] = dict(request.output_schema.json_schema)
+    return {
+        "format": {
+            "type": "json_schema",
+            "name": request.output_schema.name,
+            "schema": schema,
+            "strict": False,
+        }
+    }
 
 
 def tool_param(tool: ToolDefinition, names: WireNames) -> FunctionToolParam:

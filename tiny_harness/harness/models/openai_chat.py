@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field
 
 import openai
+from openai import Omit
 from openai.types.chat import (
     ChatCompletion,
     ChatCompletionAssistantMessageParam,
@@ -25,6 +26,7 @@ from openai.types.chat import (
     ChatCompletionMessageParam,
 )
 from openai.types.completion_usage import CompletionUsage
+from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import SecretStr
 
 from tiny_harness.errors import ProviderResponseError
@@ -120,6 +122,7 @@ class OpenAIChatLLM(ProviderModel):
             model=self._model,
             messages=messages(request, names),
             tools=[tool_param(tool, names) for tool in request.tools] or openai.omit,
+            response_format=response_format(request),
             prompt_cache_key=request.cache_key if request.cache_key is not None else openai.omit,
             max_completion_tokens=self._max_output_tokens or openai.omit,
         )
@@ -130,6 +133,7 @@ class OpenAIChatLLM(ProviderModel):
             model=self._model,
             messages=messages(request, names),
             tools=[tool_param(tool, names) for tool in request.tools] or openai.omit,
+            response_format=response_format(request),
             prompt_cache_key=request.cache_key if request.cache_key is not None else openai.omit,
             max_completion_tokens=self._max_output_tokens or openai.omit,
             stream=True,
@@ -140,6 +144,17 @@ class OpenAIChatLLM(ProviderModel):
             async for chunk in stream:
                 _fold(answer, chunk)
         return answer
+
+
+def response_format(request: LLMRequest) -> ResponseFormatJSONSchema | Omit:
+    """A structured answer's schema as Chat Completions' JSON schema response format."""
+    if request.output_schema is None:
+        return openai.omit
+    schema: dict[str, object] = dict(request.output_schema.json_schema)
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": request.output_schema.name, "schema": schema, "strict": False},
+    }
 
 
 def tool_param(tool: ToolDefinition, names: WireNames) -> ChatCompletionFunctionToolParam:

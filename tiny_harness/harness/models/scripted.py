@@ -19,6 +19,15 @@ at or after the position whose `when` is absent or matches that call's newest in
 text; turns passed over are skipped for good. A call that matches no turn answers `final`
 and leaves the position where it was, so a guarded turn can still fire later.
 
+A request with an output schema (a structured answer, such as a help decision) is
+answered from `answers`: the first whose `schema_name` is the schema's and whose `when`
+matches the request's newest inbound text, as JSON; `{}` when none does.
+
+    answers:
+      - schema_name: HelpDecision
+        when: "(?i)rejected"
+        output: {route: create_task, participant_id: bob, name: "Count", goal: "Count"}
+
 Asked to summarise for a compaction (instructions opening with `SUMMARY_INSTRUCTIONS`), it
 replays the transcript the same way and answers a fixed summary ending in a marker of
 where the folded calls left the script, `[scripted position P, calls C]`; a conversation
@@ -31,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
+import json
 import re
 from collections.abc import Sequence
 from importlib import resources
@@ -95,12 +105,7 @@ class ScriptTurn(BaseModel):
     @field_validator("when")
     @classmethod
     def _when_compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"invalid regex {value!r}: {exc}") from None
-        return value
+        return _regex(value)
 
     @model_validator(mode="after")
     def _not_empty(self) -> Self:
@@ -113,13 +118,44 @@ class ScriptTurn(BaseModel):
         return self.when is None or re.search(self.when, inbound_text) is not None
 
 
+class ScriptAnswer(BaseModel):
+    """A structured answer (a request with an output schema): a JSON object, guarded by a
+    regex on the request's newest inbound message like a turn."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_name: str = Field(min_length=1)
+    output: dict[str, JsonValue]
+    when: str | None = None
+
+    @field_validator("when")
+    @classmethod
+    def _when_compiles(cls, value: str | None) -> str | None:
+        return _regex(value)
+
+    def matches(self, inbound_text: str) -> bool:
+        """Whether this answer may answer a request whose newest inbound text is given."""
+        return self.when is None or re.search(self.when, inbound_text) is not None
+
+
 class Script(BaseModel):
-    """A whole script: the turns in order and the answer once they have run out."""
+    """A whole script: the turns in order, the answer once they have run out, and the
+    answers to structured requests (help decisions)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     turns: tuple[ScriptTurn, ...] = ()
     final: str = DEFAULT_FINAL
+    answers: tuple[ScriptAnswer, ...] = ()
+
+
+def _regex(value: str | None) -> str | None:
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"invalid regex {value!r}: {exc}") from None
+    return value
 
 
 def parse_script(text: str, *, source: str) -> Script:
@@ -172,6 +208,8 @@ class ScriptedLLM(LLM):
     async def invoke(self, request: LLMRequest) -> LLMResponse:
         if request.instructions.startswith(SUMMARY_INSTRUCTIONS):
             return self._summarise(request)
+        if request.output_schema is not None:
+            return self._structured(request, request.output_schema.name)
         call_index, turn = self._select(request)
         usage_in = max(1, _input_chars(request) // 4)
         if turn is None:
@@ -223,6 +261,28 @@ class ScriptedLLM(LLM):
                     position = found + 1
                 call_index += 1
         return position, call_index, inbound
+
+    def _structured(self, request: LLMRequest, schema_name: str) -> LLMResponse:
+        """The first answer for the schema whose guard matches the newest inbound text, as
+        JSON text; `{}` when none does (which a caller's validation then refuses)."""
+        _, _, inbound = self._replay(request.input)
+        answer = next(
+            (
+                a
+                for a in self._script.answers
+                if a.schema_name == schema_name and a.matches(inbound)
+            ),
+            None,
+        )
+        text = json.dumps(answer.output if answer is not None else {})
+        return LLMResponse(
+            output_text=text,
+            usage=Usage(
+                input_tokens=max(1, _input_chars(request) // 4), output_tokens=len(text) // 4
+            ),
+            model=self._name,
+            finish="stop",
+        )
 
     def _summarise(self, request: LLMRequest) -> LLMResponse:
         """The fixed summary of a compaction's transcript, with the script marker."""

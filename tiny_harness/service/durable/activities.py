@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from tiny_harness.errors import ToolError
+from tiny_harness.errors import HelpDecisionError, ToolError
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.hooks import (
     HookAbort,
@@ -51,6 +51,7 @@ from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResu
 from tiny_harness.harness.tools.mcp import McpTool
 from tiny_harness.service.durable import compacting
 from tiny_harness.service.durable.beats import heartbeating
+from tiny_harness.service.durable.helping import route_question
 from tiny_harness.service.durable.models import (
     AssembledContext,
     AssembleInput,
@@ -215,7 +216,9 @@ class TaskActivities:
                 # A server that changed a tool since it was registered is refused (R6).
                 await tool.check_drift(iteration=f"{data.task_id}:{data.iteration}")
             answer = await tool.invoke(call)
-        except ToolError as error:
+            if isinstance(answer, WorkflowCommand) and answer.kind == "wait_for_reply":
+                answer = await route_question(self._harness, data.task_id, answer, data.task)
+        except (ToolError, HelpDecisionError) as error:
             logger.info("tool call %s refused: %s", call.name, error.code)
             return ToolOutcome(result=_error(call, f"{error.code}: {error.message}"))
         if isinstance(answer, WorkflowCommand):

@@ -15,6 +15,7 @@ from tiny_harness.harness.core.context import UsageMark
 from tiny_harness.harness.core.plan import Plan
 from tiny_harness.harness.core.proto import ProtoJson
 from tiny_harness.harness.core.retry import RetryPolicies
+from tiny_harness.harness.core.task_ext import TaskExtensionData
 from tiny_harness.harness.models.llm import InputItem, LLMRequest, UserItem
 from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolDefinition
@@ -212,6 +213,8 @@ class InvokeToolInput(BaseModel, frozen=True):
     iteration: int = Field(default=0, ge=0)
     """The loop iteration (the model call) the call came from: an MCP server's tools are
     listed again for drift at most once per iteration."""
+    task: TaskExtensionData | None = None
+    """The task's extension data, for a question the harness may have to route."""
 
 
 class PersistInput(BaseModel, frozen=True):

@@ -19,6 +19,7 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from tiny_harness.errors import ToolNotRetriedError
     from tiny_harness.harness.core.retry import NOT_IDEMPOTENT_POLICY
+    from tiny_harness.harness.core.task_ext import ext_of
     from tiny_harness.harness.models.llm import ToolResultItem
     from tiny_harness.harness.tools.definition import (
         Idempotency,
@@ -102,6 +103,8 @@ class ToolRunner:
                     loaded_skills=loaded,
                     attempt=attempt,
                     iteration=self._run.llm_calls,
+                    # Who may be asked, and what each must do, when the harness decides.
+                    task=ext_of(self._run.task) if call.name == "ask_participant" else None,
                 ),
                 start_to_close_timeout=_TIMEOUT,
                 heartbeat_timeout=self._start.retries.heartbeat_timeout,
