@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from a2a.types import SendMessageRequest, TaskState
+from a2a.types import CancelTaskRequest, SendMessageRequest, TaskState
 from temporalio.client import Client
 
 from tests.service.durable.test_participant_tasks import ALICE, ended, until
@@ -19,6 +19,7 @@ from tests.support import (
     tool_output,
 )
 from tiny_harness.harness.channels.extension import channel_messages_in
+from tiny_harness.harness.channels.help import HelpDecision, HelpRoute
 from tiny_harness.harness.core.task_ext import (
     AcceptanceCriterion,
     EventEnvelope,
@@ -28,6 +29,7 @@ from tiny_harness.harness.core.task_ext import (
     envelope_part,
     ext_of,
 )
+from tiny_harness.harness.hooks import HelpDecidedIn, HookContext, HookPoint
 from tiny_harness.harness.models.llm import ToolResultItem
 
 BOB = as_participant("bob")
@@ -160,3 +162,54 @@ answers:
     assert refusal[0].is_error
     assert tool_output(refusal[0].text).startswith("help.decision_invalid: the need is work")
     assert "create a task for bob instead" in refusal[0].text
+
+
+class Dispatcher:
+    """An executor that decides instead of the model: Carol first, then, told why that was
+    refused, a task for whoever owns the work."""
+
+    name = "dispatcher"
+    priority = 10
+    points = frozenset({HookPoint.parse("help.decided.in")})
+
+    def __init__(self) -> None:
+        self.seen: list[str | None] = []
+
+    async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
+        if not isinstance(ctx, HelpDecidedIn):
+            return None
+        self.seen.append(ctx.refused)
+        if ctx.refused is None:
+            decision = HelpDecision(route=HelpRoute.ASK, participant_id="carol")
+        else:
+            decision = HelpDecision(
+                route=HelpRoute.CREATE_TASK, participant_id="bob", name="Count", goal="Count"
+            )
+        return ctx.model_copy(update={"result": decision})
+
+
+async def test_an_executor_decides_instead_of_the_model_and_is_still_checked(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    script = """
+turns:
+  - tool_calls: [{name: ask_participant,
+                  arguments: {question: "Please count the shirts in stock"}}]
+  - text: "Waiting for the count."
+"""
+    dispatcher = Dispatcher()
+    async with running_harness(temporal_client, tmp_path, script) as h:
+        h.harness.hooks.register(dispatcher)
+        client = await h.client(streaming=False)
+        request = shop_task("restock")
+        parent_id = (await client.send_message(request, context=ALICE).__anext__()).task.id
+        parent = await until(temporal_client, parent_id, TaskState.TASK_STATE_WORKING, sub_tasks=1)
+        await client.cancel_task(CancelTaskRequest(id=parent_id), context=ALICE)
+        await ended(temporal_client, parent_id)
+
+    assert dispatcher.seen[0] is None
+    assert dispatcher.seen[1] is not None
+    assert "rejected asking carol" in dispatcher.seen[1]
+    ext = ext_of(parent)
+    assert ext is not None
+    assert len(ext.sub_tasks) == 1
