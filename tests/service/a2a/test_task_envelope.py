@@ -87,7 +87,7 @@ async def test_a_task_envelope_is_kept_in_the_task_metadata_and_updated_by_a_lat
                 "kind": "status_update",
                 "payload": json_format.MessageToDict(TaskStatusUpdateEvent(task_id="t")),
             },
-            "status_update envelope is not accepted",
+            "status_update envelope is news of a sub-task",
         ),
     ],
     ids=["extra-key", "too-long", "unknown-kind", "status-update"],

@@ -7,8 +7,8 @@ touched:
     an extension the card does not offer    UnsupportedOperation
     role AGENT, no parts                    InvalidParams
     credential-shaped values                masked (never refused): history never holds them
-    a task envelope that does not validate,
-      or an event kind clients may not send InvalidParams
+    an event envelope that does not validate,
+      or news of a sub-task on a new task   InvalidParams
     a participant id that is not one line   InvalidParams
     a channel message that does not validate,
       is on a new task, names another channel
@@ -108,16 +108,18 @@ def sets_participants(message: Message) -> bool:
 
 
 def _check_envelopes(message: Message) -> None:
-    """Refuse a message whose task envelopes do not validate, or that carries an event kind
-    this server does not take from clients (only `task` envelopes are taken)."""
+    """Refuse a message whose envelopes do not validate, or that starts a task with news
+    of a sub-task (a status or artifact update, which only a task with sub-tasks takes;
+    the workflow checks the sub-task is its own)."""
     try:
         envelopes = envelopes_in(message)
     except TaskExtensionError as error:
         raise InvalidParamsError(message=error.message) from error
     for envelope in envelopes:
-        if envelope.kind != "task":
+        if envelope.kind != "task" and not message.task_id:
             raise InvalidParamsError(
-                message=f"a {envelope.kind} envelope is not accepted in a message to this agent"
+                message=f"a {envelope.kind} envelope is news of a sub-task: send it to the "
+                "task that delegated the sub-task (set taskId)"
             )
 
 

@@ -16,14 +16,23 @@ from __future__ import annotations
 import asyncio
 
 from temporalio import workflow
+from temporalio.exceptions import ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from a2a.types import TaskState
 
+    from tiny_harness.errors import TaskExtensionError
     from tiny_harness.harness.agents.turns import FINAL_STATES, PARKED_STATES, RemoteTurn
     from tiny_harness.harness.core.participants import participants_of
-    from tiny_harness.harness.core.task_ext import ParticipantRole, TaskRef, link_sub_task
+    from tiny_harness.harness.core.task_ext import (
+        EventEnvelope,
+        ParticipantRole,
+        StatusUpdateEnvelope,
+        TaskEnvelope,
+        TaskRef,
+        link_sub_task,
+    )
     from tiny_harness.harness.models.llm import UserItem
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
     from tiny_harness.service.durable.commands import error_result
@@ -187,6 +196,40 @@ class Delegation:
             )
         self._run.subtasks[index] = row
 
+    def check_news(self, envelope: EventEnvelope) -> None:
+        """Refuse (`TaskExtensionError`) an event envelope about no sub-task of this task
+        on another agent."""
+        remote_task_id = _event_task_id(envelope)
+        if self._news_target(remote_task_id) is None:
+            raise TaskExtensionError(
+                f"a {envelope.kind} envelope must be about a sub-task of this task on another "
+                f"agent; none has the remote task id {remote_task_id!r}"
+            )
+
+    async def ring(self, envelope: EventEnvelope) -> None:
+        """An event about a sub-task's remote task: its stand-in is told to look at the
+        task (GetTask), as on a push. The event itself is never taken as the truth."""
+        row = self._news_target(_event_task_id(envelope))
+        if row is None or row.state in FINAL_STATES:
+            return
+        root = envelope.root
+        claimed = root.event().status.state if isinstance(root, StatusUpdateEnvelope) else None
+        handle = workflow.get_external_workflow_handle(row.local_id)
+        try:
+            await handle.signal(RemoteTaskWorkflow.news, claimed)
+        except ApplicationError as error:
+            workflow.logger.info("stand-in %s not told: %s", row.local_id, error.message)
+
+    def _news_target(self, remote_task_id: str) -> SubtaskRow | None:
+        return next(
+            (
+                r
+                for r in self._run.subtasks
+                if r.assignee is None and r.remote_task_id and r.remote_task_id == remote_task_id
+            ),
+            None,
+        )
+
     async def cancel_all(self) -> None:
         """Ask every unresolved stand-in to cancel its remote task, and every unresolved
         assigned task to end."""
@@ -196,6 +239,13 @@ class Delegation:
                 await handle.signal(RemoteTaskWorkflow.cancel)
             else:
                 await handle.signal("cancel", f"its parent task {self._run.task.id} ended")
+
+
+def _event_task_id(envelope: EventEnvelope) -> str:
+    root = envelope.root
+    if isinstance(root, TaskEnvelope):
+        return ""
+    return root.event().task_id
 
 
 def _outcome_heard_by_signal(child: asyncio.Future[RemoteTurn]) -> None:

@@ -188,11 +188,9 @@ class RemoteTaskWorkflow:
                 self._watch_mode = await self._register()
                 # A push registered after the park may have missed a change: fetch once.
                 self._push_pending = self._watch_mode.mode == "push"
-            if self._watch_mode.mode == "push":
+            if self._watch_mode.mode in ("push", "off"):
+                # With "off" only news from the parent's inbox (`news`) rings.
                 await self._await_push()
-                return
-            if self._watch_mode.mode == "off":
-                await workflow.wait_condition(lambda: bool(self._replies) or self._cancel)
                 return
         await self._follow(turn)
 
@@ -323,6 +321,14 @@ class RemoteTaskWorkflow:
             or not hmac.compare_digest(push.token_digest, watch.token_digest)
         ):
             raise ValueError("push not accepted")  # one message for every refusal
+
+    @workflow.signal
+    def news(self, claimed_state: int | None) -> None:
+        """The parent's inbox took an event about the remote task (a status or artifact
+        update its agent sent): a doorbell like a push, so the watch fetches the task."""
+        if not self._closed:
+            self._push_pending = True
+            self._claimed = claimed_state
 
     @workflow.signal
     def reply(self, text: str) -> None:

@@ -365,18 +365,24 @@ class TaskWorkflow:
         if message.message_id in self._run.seen_message_ids:
             return InboxReceipt(task=self._run.task, cursor=self._run.next_seq, duplicate=True)
         self._run.seen_message_ids.append(message.message_id)
+        envelopes = envelopes_in(message)  # the validator has checked them
+        # News of a sub-task (a status or artifact update) is for its stand-in, not a turn.
+        news = [e for e in envelopes if e.kind != "task"]
         question = self._run.pending_question
-        wakes = self._log.empty or (
-            question is not None and question.answered_by(sender_of(message))
+        wakes = not news and (
+            self._log.empty or (question is not None and question.answered_by(sender_of(message)))
         )
-        for envelope in envelopes_in(message):  # the validator has checked them
+        for envelope in envelopes:
             if isinstance(envelope.payload, TaskExtensionData):
                 merge_ext(self._run.task, envelope.payload)
         if self._log.empty:
             claim(self._run.task, message)  # the task belongs to whoever started it
         bound = event_log.bound_message(message, self._run.task)
-        self._run.mailbox.append(bound)
+        if not news:
+            self._run.mailbox.append(bound)
         self._run.task.history.append(bound)
+        for envelope in news:
+            await self._delegation.ring(envelope)
         cursor = self._log.next_seq
         if self._log.empty:
             self._log.record(event_log.task_event(self._run.task))
@@ -387,7 +393,7 @@ class TaskWorkflow:
             await workflow.wait_condition(
                 lambda: self._log.next_seq > max(cursor, 1) or self._cancel_requested
             )
-        queued = question is not None and not wakes
+        queued = question is not None and not wakes and not news
         return InboxReceipt(
             task=accepted, cursor=cursor, page=self._log.page(cursor), queued=queued
         )
@@ -405,10 +411,12 @@ class TaskWorkflow:
             envelopes = envelopes_in(message)
         except TaskExtensionError as error:
             raise ApplicationError(error.message, type=INVALID_ENVELOPE_ERROR) from None
-        if any(not isinstance(e.payload, TaskExtensionData) for e in envelopes):
-            raise ApplicationError(
-                "only task envelopes are taken in a message", type=INVALID_ENVELOPE_ERROR
-            )
+        try:
+            for envelope in envelopes:
+                if envelope.kind != "task":
+                    self._delegation.check_news(envelope)
+        except TaskExtensionError as error:
+            raise ApplicationError(error.message, type=INVALID_ENVELOPE_ERROR) from None
 
     @workflow.signal
     def cancel(self, reason: str) -> None:
