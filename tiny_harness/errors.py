@@ -58,6 +58,7 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     ├── RoleChangeError                  a participant's role change is not an admin's, or
     │                                    would leave the task with no admin
     ├── HelpDecisionError                a help decision is malformed or breaks the task's rules
+    ├── A2uiMessageError                 an A2UI message in a part or an emit_ui call is invalid
     └── ProviderError(provider, status)  a call to a model provider failed (see subclasses)
         ├── RetryableProviderError       rate limit, 5xx, timeout or lost connection: try again
         ├── ProviderRequestError         the provider refused the request (other 4xx): final
@@ -563,3 +564,11 @@ class HelpDecisionError(TinyHarnessError):
     criterion assigns to another."""
 
     code = "help.decision_invalid"
+
+
+class A2uiMessageError(TinyHarnessError):
+    """Raised when an A2UI part of a client's message is not a valid client message, or a
+    message the model asks to show (emit_ui) is not a valid server message or names a
+    surface the task has not created."""
+
+    code = "a2ui.invalid"

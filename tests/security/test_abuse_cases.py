@@ -32,8 +32,11 @@ unless a file is named.
     test_oversized_request_not_persisted
 8 tool schema drift: the tool's schema hash is compared before every MCP call
     test_schema_drift_refuses_invoke
-9 forged A2UI action ids: the task's surface and component registry
-    test_unknown_a2ui_action_discarded waits for A2UI, which is not built yet (a later issue)
+9 forged A2UI action ids: the task's surface and component registry; an action on anything
+  the task never drew is kept in its history and never reaches the model
+    test_unknown_a2ui_action_discarded
+    test_an_action_on_a_drawn_control_reaches_the_model_and_a_forged_one_does_not
+                                           tests/interaction/a2ui/test_surfaces.py
 
 What ran is counted where it would happen: in the MCP servers' own logs (the ledger plugin,
 the probe server), by marker files a refused command would create, and at the plain agent's
@@ -62,6 +65,7 @@ from a2a.utils.errors import InvalidRequestError, TaskNotFoundError
 from temporalio.client import Client
 
 from tests.harness.agents.plain_agent import plain_agent, plain_card, with_extension
+from tests.interaction.a2ui.test_surfaces import PICK_A_SIZE, action
 from tests.support import (
     ASKS_WHICH_SIZE,
     BINDINGS,
@@ -493,3 +497,28 @@ async def test_schema_drift_refuses_invoke(temporal_client: Client, tmp_path: Pa
     assert tool_output(after.text).startswith("tool_schema_changed: ")
     calls = (probe_dir / "calls.log").read_text(encoding="utf-8").splitlines()
     assert calls == ["lookup before"], "the changed tool was run"
+
+
+# -- 9 forged A2UI action ids ------------------------------------------------------------------
+
+
+async def test_unknown_a2ui_action_discarded(temporal_client: Client, tmp_path: Path) -> None:
+    async with running_harness(temporal_client, tmp_path, PICK_A_SIZE) as h:
+        client = await h.client()
+        quick = await h.client(streaming=False)
+        first = await collect(client.send_message(send_request("order a shirt")))
+        task_id = first[0].task.id
+        # The agent drew surface "sizes" with button "pick"; this names a control it never
+        # offered, on the surface it did draw.
+        answer = await collect(
+            quick.send_message(action("sizes", "approve-refund", task_id=task_id))
+        )
+        after = await client.get_task(GetTaskRequest(id=task_id))
+        requests = await llm_requests(h.temporal, task_id)
+
+    assert states(first)[-1] == "TASK_STATE_INPUT_REQUIRED"
+    assert answer[0].task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    # Still waiting: the forged action answered nothing and reached no model call.
+    assert after.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    assert len(requests) == 1
+    assert "sizes-approve-refund" in [m.message_id for m in after.history]

@@ -24,6 +24,7 @@ def test_definitions_are_the_loops_intrinsics_in_a_stable_order() -> None:
         "ask_participant",
         "create_task_for_participant",
         "set_participant_role",
+        "emit_ui",
     ]
     assert [d.name for d in intrinsic_definitions()] == names
 
@@ -196,3 +197,20 @@ def test_default_step_ids_skip_ids_the_model_chose() -> None:
     )
     plan = Plan.model_validate(invoke_intrinsic(call).payload["plan"])
     assert [step.id for step in plan.steps] == ["s2", "s1"]
+
+
+def test_emit_ui_refuses_a_message_that_is_not_a2ui() -> None:
+    with pytest.raises(ToolArgumentError, match=r"emit_ui: messages: .*exactly one of"):
+        invoke_intrinsic(call("emit_ui", {"messages": [{"version": "v0.9.1"}]}))
+
+
+def test_emit_ui_names_the_surfaces_it_shows() -> None:
+    command = invoke_intrinsic(
+        call("emit_ui", {"messages": [{"createSurface": {"surfaceId": "sizes"}}]})
+    )
+
+    assert command.kind == "emit_ui"
+    assert command.result.text == "Shown on sizes."
+    assert command.payload["messages"] == [
+        {"version": "v0.9.1", "createSurface": {"surfaceId": "sizes"}}
+    ]

@@ -210,7 +210,8 @@ async def test_role_change_requires_admin(temporal_client: Client, tmp_path: Pat
     watcher = Participant(id="bob", kind="human", role=ParticipantRole.WATCHER, display_name="Bob")
     admin_bob = watcher.model_copy(update={"role": ParticipantRole.ADMIN})
     script = "turns:\n" + "".join(
-        '  - tool_calls: [{name: ask_participant, arguments: {question: "Next?"}}]\n'
+        "  - tool_calls: [{name: ask_participant,\n"
+        '                  arguments: {question: "Next?", participant_id: alice}}]\n'
         for _ in range(3)
     )
     async with running_harness(temporal_client, tmp_path, script) as h:

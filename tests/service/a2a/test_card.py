@@ -6,10 +6,12 @@ from __future__ import annotations
 from a2a.client.card_resolver import parse_agent_card
 from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.types import AgentCard
+from google.protobuf import json_format
 
 from tiny_harness.harness.agents.remote import SUPPORTED_EXTENSIONS
 from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI
 from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
+from tiny_harness.interaction.a2ui.messages import A2UI_EXTENSION_URI, BASIC_CATALOG_ID
 from tiny_harness.service.a2a.card import build_agent_card
 
 BASE_URL = "http://127.0.0.1:8080"
@@ -80,10 +82,13 @@ def test_card_round_trips_through_the_sdk_wire_form() -> None:
     assert parse_agent_card(wire) == built
 
 
-def test_card_offers_the_task_and_channel_extensions_neither_required() -> None:
+def test_card_offers_the_task_channel_and_a2ui_extensions_none_required() -> None:
     extensions = {e.uri: e for e in card().capabilities.extensions}
 
-    assert list(extensions) == [TASK_EXTENSION_URI, CHANNEL_EXTENSION_URI]
+    assert list(extensions) == [TASK_EXTENSION_URI, CHANNEL_EXTENSION_URI, A2UI_EXTENSION_URI]
     assert not any(e.required for e in extensions.values())
     assert all(e.description for e in extensions.values())
-    assert set(extensions) <= SUPPORTED_EXTENSIONS  # as a client, the harness speaks both
+    # As a client of other agents the harness speaks the first two; A2UI is for renderers.
+    assert set(extensions) - {A2UI_EXTENSION_URI} <= SUPPORTED_EXTENSIONS
+    params = json_format.MessageToDict(extensions[A2UI_EXTENSION_URI].params)
+    assert params == {"supportedCatalogIds": [BASIC_CATALOG_ID], "acceptsInlineCatalogs": False}

@@ -70,6 +70,7 @@ type CommandKind = Literal[
     "reply_subtask",
     "create_participant_task",
     "set_participant_role",
+    "emit_ui",
 ]
 
 

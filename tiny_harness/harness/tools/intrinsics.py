@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, JsonValue, ValidationError
 
 from tiny_harness.errors import PlanError, ToolArgumentError, ToolNotFoundError
 from tiny_harness.harness.core.plan import Plan, Step
@@ -25,6 +25,7 @@ from tiny_harness.harness.tools.definition import (
     WorkflowCommand,
 )
 from tiny_harness.harness.tools.tool import Tool, tool_ref
+from tiny_harness.interaction.a2ui.messages import ServerMessage
 
 
 class PlanStepArgs(BaseModel, extra="forbid", frozen=True):
@@ -68,6 +69,18 @@ class CreateTaskForParticipantArgs(BaseModel, extra="forbid", frozen=True):
     goal: str = Field(min_length=1, max_length=10_000)
     description: str = Field(default="", max_length=10_000)
     acceptance_criteria: tuple[str, ...] = Field(default=(), max_length=50)
+
+
+class EmitUiArgs(BaseModel, extra="forbid", frozen=True):
+    """Arguments of `emit_ui`."""
+
+    text: str = Field(default="", max_length=10_000)
+    messages: tuple[dict[str, JsonValue], ...] = Field(
+        min_length=1,
+        max_length=20,
+        description="A2UI v0.9.1 server messages: createSurface, updateComponents, "
+        "updateDataModel or deleteSurface, one per object.",
+    )
 
 
 class SetParticipantRoleArgs(BaseModel, extra="forbid", frozen=True):
@@ -153,6 +166,25 @@ def _set_participant_role(call: ToolCall, args: SetParticipantRoleArgs) -> Workf
     )
 
 
+def _emit_ui(call: ToolCall, args: EmitUiArgs) -> WorkflowCommand:
+    try:
+        shown = [ServerMessage.model_validate(m) for m in args.messages]
+    except ValidationError as error:
+        raise ToolArgumentError(f"{call.name}: messages: {_summarise(error)}") from error
+    surfaces = sorted({m.surface_id for m in shown})
+    return WorkflowCommand(
+        kind="emit_ui",
+        call_id=call.call_id,
+        payload={
+            "text": args.text,
+            "messages": [m.model_dump(mode="json", exclude_none=True) for m in shown],
+        },
+        result=ToolResult(
+            call_id=call.call_id, name=call.name, text=f"Shown on {', '.join(surfaces)}."
+        ),
+    )
+
+
 class IntrinsicTool[A: BaseModel](Tool):
     """An intrinsic as a tool entity: validates its arguments and returns a command."""
 
@@ -189,6 +221,7 @@ type AnyIntrinsic = (
     | IntrinsicTool[AskParticipantArgs]
     | IntrinsicTool[CreateTaskForParticipantArgs]
     | IntrinsicTool[SetParticipantRoleArgs]
+    | IntrinsicTool[EmitUiArgs]
 )
 
 INTRINSIC_TOOLS: Final[tuple[AnyIntrinsic, ...]] = (
@@ -223,6 +256,13 @@ INTRINSIC_TOOLS: Final[tuple[AnyIntrinsic, ...]] = (
         "Only done when an admin of the task asked for it.",
         SetParticipantRoleArgs,
         _set_participant_role,
+    ),
+    IntrinsicTool(
+        "emit_ui",
+        "Show the user an A2UI surface (buttons, choices, forms); what they do on it comes "
+        "back to you as a message.",
+        EmitUiArgs,
+        _emit_ui,
     ),
 )
 """The intrinsic tools of the loop, registered by the built-in plugin."""

@@ -9,6 +9,7 @@ touched:
     credential-shaped values                masked (never refused): history never holds them
     an event envelope that does not validate,
       or news of a sub-task on a new task   InvalidParams
+    an A2UI part that is no client message  InvalidParams
     a participant id that is not one line   InvalidParams
     a channel message that does not validate,
       is on a new task, names another channel
@@ -34,7 +35,7 @@ from a2a.utils.errors import (
 from a2a.utils.proto_utils import validate_proto_required_fields
 from a2a.utils.task import validate_history_length
 
-from tiny_harness.errors import ChannelMessageError, TaskExtensionError
+from tiny_harness.errors import A2uiMessageError, ChannelMessageError, TaskExtensionError
 from tiny_harness.harness.channels.extension import channel_messages_in, has_channel_parts
 from tiny_harness.harness.core.task_ext import (
     PARTICIPANT_METADATA_KEY,
@@ -42,6 +43,7 @@ from tiny_harness.harness.core.task_ext import (
     envelopes_in,
 )
 from tiny_harness.harness.security import Redactor
+from tiny_harness.interaction.a2ui.messages import actions_in
 from tiny_harness.service.a2a.access import asserted_participant
 
 
@@ -78,6 +80,10 @@ def admit(
     redacted = redactor.counted_message(message)
     message.CopyFrom(redacted.value)
     _check_envelopes(message)
+    try:
+        actions_in(message)
+    except A2uiMessageError as error:
+        raise InvalidParamsError(message=error.message) from error
     participant = asserted_participant(context, message)
     if participant:
         message.metadata[PARTICIPANT_METADATA_KEY] = participant

@@ -16,6 +16,12 @@ from starlette.routing import Route
 from tiny_harness import __version__
 from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI, CHANNEL_MEDIA_TYPE
 from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
+from tiny_harness.interaction.a2ui.messages import (
+    A2UI_EXTENSION_URI,
+    A2UI_MEDIA_TYPE,
+    A2UI_VERSION,
+    BASIC_CATALOG_ID,
+)
 
 JSONRPC_PATH: Final = "/"
 REST_PATH: Final = "/rest"
@@ -73,6 +79,7 @@ def build_agent_card(base_url: str, *, model: str, push: bool) -> AgentCard:
                     ),
                     required=False,
                 ),
+                a2ui_extension(),
             ],
         ),
         default_input_modes=["text/plain"],
@@ -130,3 +137,19 @@ def _unchanged_since(request: Request, modified: datetime) -> bool:
     if date.tzinfo is None:
         return False  # no zone, or "-0000": not an HTTP date, which is always GMT
     return modified <= date
+
+
+def a2ui_extension() -> AgentExtension:
+    """The A2UI extension as the card offers it: the basic catalog, no inline catalogs."""
+    extension = AgentExtension(
+        uri=A2UI_EXTENSION_URI,
+        description=(
+            f"A2UI {A2UI_VERSION}: surfaces drawn in data parts of media type "
+            f"{A2UI_MEDIA_TYPE}; a user's action on one comes back the same way."
+        ),
+        required=False,
+    )
+    extension.params.update(
+        {"supportedCatalogIds": [BASIC_CATALOG_ID], "acceptsInlineCatalogs": False}
+    )
+    return extension

@@ -49,6 +49,7 @@ from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.persistence.store import TaskRecord
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.harness.tools.mcp import McpTool
+from tiny_harness.interaction.a2ui.messages import actions_in, render_action
 from tiny_harness.service.durable import compacting
 from tiny_harness.service.durable.beats import heartbeating
 from tiny_harness.service.durable.helping import route_question
@@ -133,9 +134,10 @@ class TaskActivities:
             message.message_id,
             len(message.parts),
         )
-        return UserItem(
-            message_id=message.message_id, text=get_message_text(message), reply_to=data.reply_to
-        )
+        text = "\n".join(
+            [get_message_text(message), *(render_action(a) for _, a in actions_in(message))]
+        ).strip()
+        return UserItem(message_id=message.message_id, text=text, reply_to=data.reply_to)
 
     @activity.defn(name="assemble_context")
     async def assemble_context(self, data: AssembleInput) -> AssembledContext:

@@ -12,11 +12,13 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from tiny_harness.errors import PlanError, RoleChangeError
+    from tiny_harness.errors import A2uiMessageError, PlanError, RoleChangeError
     from tiny_harness.harness.core.participants import set_role
     from tiny_harness.harness.core.plan import Plan
     from tiny_harness.harness.core.task_ext import ParticipantRole, participant_ids
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
+    from tiny_harness.interaction.a2ui.messages import ServerMessage, ui_part
+    from tiny_harness.interaction.a2ui.surfaces import draw
     from tiny_harness.service.durable.dispatch import HookDispatcher
     from tiny_harness.service.durable.models import LoadedSkill, PendingQuestion, TaskRun
     from tiny_harness.service.durable.narrator import Narrator
@@ -41,9 +43,11 @@ class CommandApplier:
                 return self._ask(command)
             elif command.kind == "set_participant_role":
                 self._set_role(command)
+            elif command.kind == "emit_ui":
+                self._show(command)
             else:
                 self._change_skills(command)
-        except (PlanError, RoleChangeError) as error:
+        except (PlanError, RoleChangeError, A2uiMessageError) as error:
             return error_result(command, f"{error.code}: {error.message}")
         return command.result
 
@@ -84,6 +88,20 @@ class CommandApplier:
         role = ParticipantRole(str(command.payload["role"]))
         set_role(self._run.task, participant_id, role, by=self._run.principal)
         self._narrator.say(f"{participant_id} is now {role.value} of this task.", store=True)
+
+    def _show(self, command: WorkflowCommand) -> None:
+        """Record what is drawn (all or nothing), then send it to the task's renderers."""
+        messages = command.payload["messages"]
+        shown = (
+            [ServerMessage.model_validate(m) for m in messages]
+            if isinstance(messages, list)
+            else []
+        )
+        surfaces = {k: list(v) for k, v in self._run.surfaces.items()}
+        for message in shown:
+            draw(surfaces, message)
+        self._run.surfaces = surfaces
+        self._narrator.show(str(command.payload["text"]), [ui_part(m) for m in shown])
 
     def _change_skills(self, command: WorkflowCommand) -> None:
         name = str(command.payload["name"])

@@ -89,6 +89,8 @@ class TaskRun(BaseModel):
     subtasks: list[SubtaskRow] = Field(default_factory=list)
     notes: list[UserItem] = Field(default_factory=list)
     """What the model is to be told before its next call (sub-task news)."""
+    surfaces: dict[str, list[str]] = Field(default_factory=dict)
+    """The A2UI surfaces the task drew, with their components' ids (`a2ui.surfaces`)."""
     principal: str = ""
     """The sender of the newest message taken in: whose request the model acts on, and
     whose role decides a role change it asks for ("" for anonymous)."""

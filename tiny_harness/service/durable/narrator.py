@@ -75,6 +75,14 @@ class Narrator:
         if store:
             self._snapshots.mark()
 
+    def show(self, text: str, parts: Sequence[Part]) -> None:
+        """A progress message carrying UI parts (A2UI) after its text."""
+        task = self._run.task
+        message = event_log.agent_message(task, str(workflow.uuid4()), text)
+        message.parts.extend(parts)
+        state = TaskState.TASK_STATE_WORKING
+        self._log.record(event_log.status_event(task, state, workflow.now(), message))
+
     def complete(self, answer: str) -> None:
         """The answer as an artifact, then COMPLETED."""
         task = self._run.task

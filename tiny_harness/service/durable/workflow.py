@@ -28,7 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Message, Task, TaskState
     from pydantic import JsonValue
 
-    from tiny_harness.errors import TaskExtensionError
+    from tiny_harness.errors import A2uiMessageError, TaskExtensionError
     from tiny_harness.harness.channels.extension import help_request
     from tiny_harness.harness.core.context import UsageMark
     from tiny_harness.harness.core.task_ext import (
@@ -40,6 +40,8 @@ with workflow.unsafe.imports_passed_through():
     )
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, UserItem
     from tiny_harness.harness.persistence.records import Record
+    from tiny_harness.interaction.a2ui.messages import actions_in
+    from tiny_harness.interaction.a2ui.surfaces import without_forged
     from tiny_harness.service.durable import event_log, read_model
     from tiny_harness.service.durable.activities import (
         HOOK_ABORT_ERROR,
@@ -368,19 +370,24 @@ class TaskWorkflow:
         envelopes = envelopes_in(message)  # the validator has checked them
         # News of a sub-task (a status or artifact update) is for its stand-in, not a turn.
         news = [e for e in envelopes if e.kind != "task"]
+        taken = self._without_forged_actions(message)
         question = self._run.pending_question
-        wakes = not news and (
-            self._log.empty or (question is not None and question.answered_by(sender_of(message)))
+        wakes = (
+            not news
+            and taken is not None
+            and (
+                self._log.empty
+                or (question is not None and question.answered_by(sender_of(message)))
+            )
         )
         for envelope in envelopes:
             if isinstance(envelope.payload, TaskExtensionData):
                 merge_ext(self._run.task, envelope.payload)
         if self._log.empty:
             claim(self._run.task, message)  # the task belongs to whoever started it
-        bound = event_log.bound_message(message, self._run.task)
-        if not news:
-            self._run.mailbox.append(bound)
-        self._run.task.history.append(bound)
+        if not news and taken is not None:
+            self._run.mailbox.append(event_log.bound_message(taken, self._run.task))
+        self._run.task.history.append(event_log.bound_message(message, self._run.task))
         for envelope in news:
             await self._delegation.ring(envelope)
         cursor = self._log.next_seq
@@ -393,10 +400,24 @@ class TaskWorkflow:
             await workflow.wait_condition(
                 lambda: self._log.next_seq > max(cursor, 1) or self._cancel_requested
             )
-        queued = question is not None and not wakes and not news
+        queued = question is not None and not wakes and not news and taken is not None
         return InboxReceipt(
             task=accepted, cursor=cursor, page=self._log.page(cursor), queued=queued
         )
+
+    def _without_forged_actions(self, message: Message) -> Message | None:
+        """The message without A2UI actions on anything the task never drew (abuse case
+        9): they stay in its history, but the model never sees them."""
+        taken, forged = without_forged(message, self._run.surfaces)
+        for action in forged:
+            workflow.logger.warning(
+                "task %s: A2UI action %r discarded: surface %r, component %r never drawn",
+                self._run.task.id,
+                action.name,
+                action.surfaceId,
+                action.sourceComponentId,
+            )
+        return taken
 
     @inbox.validator
     def _validate_inbox(self, message: Message) -> None:
@@ -409,7 +430,8 @@ class TaskWorkflow:
             raise ApplicationError("a message needs at least one part", type=EMPTY_MESSAGE_ERROR)
         try:
             envelopes = envelopes_in(message)
-        except TaskExtensionError as error:
+            actions_in(message)
+        except (TaskExtensionError, A2uiMessageError) as error:
             raise ApplicationError(error.message, type=INVALID_ENVELOPE_ERROR) from None
         try:
             for envelope in envelopes:
