@@ -27,6 +27,13 @@ from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.roster import render_roster
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.core.retry import RetryPolicies
+from tiny_harness.harness.core.task_ext import (
+    EventEnvelope,
+    Participant,
+    ParticipantRole,
+    TaskExtensionData,
+    envelope_part,
+)
 from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.models.llm import LLM, LLMRequest
 from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
@@ -207,6 +214,19 @@ def user_message(text: str, *, task_id: str = "", context_id: str = "") -> Messa
 
 def send_request(text: str, *, task_id: str = "", context_id: str = "") -> SendMessageRequest:
     return SendMessageRequest(message=user_message(text, task_id=task_id, context_id=context_id))
+
+
+def watchers(*ids: str) -> tuple[Participant, ...]:
+    """People taking part in a task as watchers, named by their ids."""
+    return tuple(
+        Participant(id=i, kind="human", role=ParticipantRole.WATCHER, display_name=i) for i in ids
+    )
+
+
+def with_task_envelope(request: SendMessageRequest, ext: TaskExtensionData) -> SendMessageRequest:
+    """`request`, its message also carrying a task envelope with `ext`."""
+    request.message.parts.append(envelope_part(EventEnvelope.of_task(ext)))
+    return request
 
 
 async def collect(stream: AsyncIterator[StreamResponse]) -> list[StreamResponse]:

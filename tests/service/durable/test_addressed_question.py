@@ -16,7 +16,8 @@ from tests.support import (
     running_harness,
     send_request,
     states,
-    user_message,
+    watchers,
+    with_task_envelope,
 )
 from tiny_harness.harness.channels.extension import (
     AGENT_SENDER,
@@ -24,11 +25,7 @@ from tiny_harness.harness.channels.extension import (
     channel_messages_in,
 )
 from tiny_harness.harness.core.task_ext import (
-    EventEnvelope,
-    Participant,
-    ParticipantRole,
     TaskExtensionData,
-    envelope_part,
 )
 from tiny_harness.harness.models.llm import ToolResultItem, UserItem
 
@@ -47,12 +44,7 @@ BOB = as_participant("bob")
 
 def started_with_bob(text: str) -> SendMessageRequest:
     """Alice's first message, making Bob a participant (a watcher) of the new task."""
-    message = user_message(text)
-    bob = Participant(id="bob", kind="human", role=ParticipantRole.WATCHER, display_name="Bob")
-    message.parts.append(
-        envelope_part(EventEnvelope.of_task(TaskExtensionData(participants=(bob,))))
-    )
-    return SendMessageRequest(message=message)
+    return with_task_envelope(send_request(text), TaskExtensionData(participants=watchers("bob")))
 
 
 async def test_only_the_addressee_answers_and_others_wait_behind_the_answer(

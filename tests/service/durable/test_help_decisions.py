@@ -17,16 +17,15 @@ from tests.support import (
     running_harness,
     send_request,
     tool_output,
+    watchers,
+    with_task_envelope,
 )
 from tiny_harness.harness.channels.extension import channel_messages_in
 from tiny_harness.harness.channels.help import HelpDecision, HelpRoute
 from tiny_harness.harness.core.task_ext import (
     AcceptanceCriterion,
-    EventEnvelope,
-    Participant,
     ParticipantRole,
     TaskExtensionData,
-    envelope_part,
     ext_of,
 )
 from tiny_harness.harness.hooks import HelpDecidedIn, HookContext, HookPoint
@@ -54,17 +53,9 @@ answers:
 def shop_task(text: str) -> SendMessageRequest:
     """Alice's task with Bob and Carol on it; counting stock is Bob's criterion."""
     request = send_request(text)
-    people = tuple(
-        Participant(id=pid, kind="human", role=ParticipantRole.WATCHER, display_name=pid)
-        for pid in ("bob", "carol")
-    )
-    ext = TaskExtensionData(
-        participants=people,
-        acceptance_criteria=(
-            AcceptanceCriterion(text="Count the shirts in stock", assignee="bob"),
-        ),
-    )
-    request.message.parts.append(envelope_part(EventEnvelope.of_task(ext)))
+    criterion = AcceptanceCriterion(text="Count the shirts in stock", assignee="bob")
+    ext = TaskExtensionData(participants=watchers("bob", "carol"), acceptance_criteria=(criterion,))
+    with_task_envelope(request, ext)
     request.configuration.return_immediately = True
     return request
 

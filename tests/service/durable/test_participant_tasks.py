@@ -29,15 +29,14 @@ from tests.support import (
     llm_requests,
     running_harness,
     send_request,
+    watchers,
+    with_task_envelope,
 )
 from tests.support import states as event_states
 from tiny_harness.harness.channels.extension import channel_messages_in
 from tiny_harness.harness.core.task_ext import (
-    EventEnvelope,
-    Participant,
     ParticipantRole,
     TaskExtensionData,
-    envelope_part,
     ext_of,
 )
 from tiny_harness.harness.models.llm import ToolResultItem, UserItem
@@ -62,10 +61,7 @@ turns:
 def started_with_bob(text: str) -> SendMessageRequest:
     """Alice's first message, making Bob a watcher of the new task."""
     request = send_request(text)
-    bob = Participant(id="bob", kind="human", role=ParticipantRole.WATCHER, display_name="Bob")
-    request.message.parts.append(
-        envelope_part(EventEnvelope.of_task(TaskExtensionData(participants=(bob,))))
-    )
+    with_task_envelope(request, TaskExtensionData(participants=watchers("bob")))
     request.configuration.return_immediately = True
     return request
 

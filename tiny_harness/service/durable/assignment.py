@@ -20,8 +20,6 @@ with workflow.unsafe.imports_passed_through():
 
     from tiny_harness.harness.agents.turns import RemoteTurn
     from tiny_harness.harness.core.task_ext import (
-        AcceptanceCriterion,
-        TaskExtensionData,
         TaskRef,
         with_ext,
     )
@@ -36,14 +34,12 @@ ASSIGNMENT_CALL: Final = "assignment"
 def open_assigned(assignment: Assignment, task: Task, message_id: str) -> None:
     """Write the brief into the new task: its extension data and its first message."""
     brief = assignment.brief
-    ext = TaskExtensionData(
-        name=brief.name,
-        goal=brief.goal,
-        description=brief.description,
-        acceptance_criteria=tuple(AcceptanceCriterion(text=c) for c in brief.acceptance_criteria),
-        participants=assignment.participants,
-        parent_tasks=(TaskRef(task_id=assignment.parent_id),),
-        lifecycle="delegated",
+    ext = brief.extension().model_copy(
+        update={
+            "participants": assignment.participants,
+            "parent_tasks": (TaskRef(task_id=assignment.parent_id),),
+            "lifecycle": "delegated",
+        }
     )
     with_ext(task, ext)
     task.history.append(event_log.agent_message(task, message_id, brief.text()))

@@ -15,7 +15,6 @@ from a2a.types import Message, Role
 
 from tiny_harness.harness.agents.agent import SELF_AGENT_ID, Agent
 from tiny_harness.harness.core.task_ext import (
-    AcceptanceCriterion,
     EventEnvelope,
     Participant,
     ParticipantRole,
@@ -35,13 +34,7 @@ def brief_message(data: StartAgentTaskInput, agent: Agent, *, model: str) -> Mes
 
 
 def _extension(data: StartAgentTaskInput, agent: Agent, model: str) -> TaskExtensionData:
-    brief = data.brief
-    fields = TaskExtensionData(
-        name=brief.name,
-        goal=brief.goal,
-        description=brief.description,
-        acceptance_criteria=tuple(AcceptanceCriterion(text=c) for c in brief.acceptance_criteria),
-    )
+    fields = data.brief.extension()
     if agent.agent_id != SELF_AGENT_ID or not data.parent_id:
         return fields
     delegator = Participant(

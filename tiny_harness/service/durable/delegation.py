@@ -84,9 +84,7 @@ class Delegation:
             return error_result(
                 command, f"{assignee} is not a participant of this task (participants: {known})"
             )
-        brief = SubtaskBrief.model_validate(
-            {k: command.payload[k] for k in ("name", "goal", "description", "acceptance_criteria")}
-        )
+        brief = SubtaskBrief.of(command.payload)
         subtask_id = f"sub-{len(self._run.subtasks) + 1}"
         task_id = str(workflow.uuid4())
         admins = tuple(p for p in people if p.role == ParticipantRole.ADMIN and p.id != assignee)
@@ -127,9 +125,7 @@ class Delegation:
         payload = command.payload
         subtask_id = f"sub-{len(self._run.subtasks) + 1}"
         local_id = f"{self._start.task_id}.{subtask_id}"
-        brief = SubtaskBrief.model_validate(
-            {k: payload[k] for k in ("name", "goal", "description", "acceptance_criteria")}
-        )
+        brief = SubtaskBrief.of(payload)
         agent = str(payload["agent"])
         updates = str(payload.get("updates", "auto"))
         start = RemoteStart(

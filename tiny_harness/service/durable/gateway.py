@@ -34,6 +34,7 @@ from tiny_harness.errors import (
 from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.persistence.store import Store, TaskRecord
 from tiny_harness.service.durable.event_log import TERMINAL_STATES
+from tiny_harness.service.durable.inbox import INVALID_ENVELOPE_ERROR
 from tiny_harness.service.durable.models import (
     EventPage,
     InboxReceipt,
@@ -45,7 +46,6 @@ from tiny_harness.service.durable.task_log import PAGE_SIZE
 from tiny_harness.service.durable.workflow import (
     EMPTY_MESSAGE_ERROR,
     FINAL_TASK_ERROR,
-    INVALID_ENVELOPE_ERROR,
     TaskWorkflow,
 )
 

@@ -7,13 +7,18 @@ with a `subtask_changed` signal.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from tiny_harness.harness.agents.agent import Updates
 from tiny_harness.harness.agents.turns import RemoteTurn
-from tiny_harness.harness.core.task_ext import Participant
+from tiny_harness.harness.core.task_ext import (
+    AcceptanceCriterion,
+    Participant,
+    TaskExtensionData,
+)
 
 
 class SubtaskBrief(BaseModel, frozen=True):
@@ -23,6 +28,24 @@ class SubtaskBrief(BaseModel, frozen=True):
     goal: str = Field(min_length=1)
     description: str = ""
     acceptance_criteria: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, payload: Mapping[str, JsonValue]) -> SubtaskBrief:
+        """The brief in a delegation command's payload."""
+        return cls.model_validate(
+            {k: payload[k] for k in ("name", "goal", "description", "acceptance_criteria")}
+        )
+
+    def extension(self) -> TaskExtensionData:
+        """The brief as task extension data (name, goal, description, criteria)."""
+        return TaskExtensionData(
+            name=self.name,
+            goal=self.goal,
+            description=self.description,
+            acceptance_criteria=tuple(
+                AcceptanceCriterion(text=c) for c in self.acceptance_criteria
+            ),
+        )
 
     def text(self) -> str:
         """The brief as the message text the agent reads."""

@@ -28,20 +28,13 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Message, Task, TaskState
     from pydantic import JsonValue
 
-    from tiny_harness.errors import A2uiMessageError, TaskExtensionError
     from tiny_harness.harness.channels.extension import help_request
     from tiny_harness.harness.core.context import UsageMark
     from tiny_harness.harness.core.task_ext import (
-        TaskExtensionData,
-        claim,
-        envelopes_in,
-        merge_ext,
         sender_of,
     )
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, UserItem
     from tiny_harness.harness.persistence.records import Record
-    from tiny_harness.interaction.a2ui.messages import actions_in
-    from tiny_harness.interaction.a2ui.surfaces import without_forged
     from tiny_harness.service.durable import event_log, read_model
     from tiny_harness.service.durable.activities import (
         HOOK_ABORT_ERROR,
@@ -53,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.compactor import Compactor
     from tiny_harness.service.durable.delegation import Delegation
     from tiny_harness.service.durable.dispatch import HookDispatcher
+    from tiny_harness.service.durable.inbox import Inbox
     from tiny_harness.service.durable.models import (
         AssembledContext,
         AssembleInput,
@@ -75,9 +69,6 @@ FINAL_TASK_ERROR = "FinalTask"
 
 EMPTY_MESSAGE_ERROR = "EmptyMessage"
 """`ApplicationError.type` of an inbox update refused because the message has no parts."""
-
-INVALID_ENVELOPE_ERROR = "InvalidEnvelope"
-"""`ApplicationError.type` of an inbox update refused because a task envelope is invalid."""
 
 _ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
 """The loop's own activities: the workflow retries them itself (`Attempts`)."""
@@ -122,6 +113,7 @@ class TaskWorkflow:
         self._commands = CommandApplier(self._run, self._narrator, self._hooks)
         self._compactor = Compactor(start, self._run, self._attempts, self._snapshots)
         self._delegation = Delegation(start, self._run)
+        self._inbox = Inbox(self._run, self._delegation)
         self._tools = ToolRunner(
             start,
             self._run,
@@ -286,23 +278,14 @@ class TaskWorkflow:
             extra=help_request(self._run.task.id, question.question, question.participant_id),
         )
         # An addressed question waits for its addressee; others' messages wait behind it.
-        await workflow.wait_condition(lambda: self._answer_index() is not None)
+        await workflow.wait_condition(lambda: self._inbox.answer_index() is not None)
         self._narrator.set_state(TaskState.TASK_STATE_WORKING)
         await self._drain_mailbox()
-
-    def _answer_index(self) -> int | None:
-        """Where in the mailbox the message answering the open question is (the first, for
-        a question addressed to nobody), if it has come."""
-        question = self._run.pending_question
-        for index, message in enumerate(self._run.mailbox):
-            if question is None or question.answered_by(sender_of(message)):
-                return index
-        return None
 
     async def _drain_mailbox(self) -> None:
         """Take every waiting message through intake, the answer to an open question first."""
         while self._run.mailbox:
-            answer = self._answer_index()
+            answer = self._inbox.answer_index()
             message = self._run.mailbox.pop(answer if answer is not None else 0)
             question = self._run.pending_question if answer is not None else None
             item = await workflow.execute_local_activity_method(
@@ -367,57 +350,21 @@ class TaskWorkflow:
         if message.message_id in self._run.seen_message_ids:
             return InboxReceipt(task=self._run.task, cursor=self._run.next_seq, duplicate=True)
         self._run.seen_message_ids.append(message.message_id)
-        envelopes = envelopes_in(message)  # the validator has checked them
-        # News of a sub-task (a status or artifact update) is for its stand-in, not a turn.
-        news = [e for e in envelopes if e.kind != "task"]
-        taken = self._without_forged_actions(message)
-        question = self._run.pending_question
-        wakes = (
-            not news
-            and taken is not None
-            and (
-                self._log.empty
-                or (question is not None and question.answered_by(sender_of(message)))
-            )
-        )
-        for envelope in envelopes:
-            if isinstance(envelope.payload, TaskExtensionData):
-                merge_ext(self._run.task, envelope.payload)
-        if self._log.empty:
-            claim(self._run.task, message)  # the task belongs to whoever started it
-        if not news and taken is not None:
-            self._run.mailbox.append(event_log.bound_message(taken, self._run.task))
-        self._run.task.history.append(event_log.bound_message(message, self._run.task))
-        for envelope in news:
-            await self._delegation.ring(envelope)
+        arrival = self._inbox.take(message, first=self._log.empty)
+        await self._inbox.ring(arrival)
         cursor = self._log.next_seq
         if self._log.empty:
             self._log.record(event_log.task_event(self._run.task))
             self._snapshots.mark()
         accepted = Task()
         accepted.CopyFrom(self._run.task)
-        if wakes:
+        if arrival.wakes:
             await workflow.wait_condition(
                 lambda: self._log.next_seq > max(cursor, 1) or self._cancel_requested
             )
-        queued = question is not None and not wakes and not news and taken is not None
         return InboxReceipt(
-            task=accepted, cursor=cursor, page=self._log.page(cursor), queued=queued
+            task=accepted, cursor=cursor, page=self._log.page(cursor), queued=arrival.queued
         )
-
-    def _without_forged_actions(self, message: Message) -> Message | None:
-        """The message without A2UI actions on anything the task never drew (abuse case
-        9): they stay in its history, but the model never sees them."""
-        taken, forged = without_forged(message, self._run.surfaces)
-        for action in forged:
-            workflow.logger.warning(
-                "task %s: A2UI action %r discarded: surface %r, component %r never drawn",
-                self._run.task.id,
-                action.name,
-                action.surfaceId,
-                action.sourceComponentId,
-            )
-        return taken
 
     @inbox.validator
     def _validate_inbox(self, message: Message) -> None:
@@ -428,17 +375,7 @@ class TaskWorkflow:
             raise ApplicationError(f"task is final ({state})", type=FINAL_TASK_ERROR)
         if not message.parts:
             raise ApplicationError("a message needs at least one part", type=EMPTY_MESSAGE_ERROR)
-        try:
-            envelopes = envelopes_in(message)
-            actions_in(message)
-        except (TaskExtensionError, A2uiMessageError) as error:
-            raise ApplicationError(error.message, type=INVALID_ENVELOPE_ERROR) from None
-        try:
-            for envelope in envelopes:
-                if envelope.kind != "task":
-                    self._delegation.check_news(envelope)
-        except TaskExtensionError as error:
-            raise ApplicationError(error.message, type=INVALID_ENVELOPE_ERROR) from None
+        self._inbox.check(message)
 
     @workflow.signal
     def cancel(self, reason: str) -> None:
