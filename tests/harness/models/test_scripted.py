@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from tiny_harness.harness.models.llm import (
     InputItem,
     LLMRequest,
     LLMResponse,
+    OutputSchema,
     ToolResultItem,
     UserItem,
 )
@@ -340,3 +342,42 @@ async def test_a_conversation_opening_with_a_summary_resumes_the_script() -> Non
     response = await llm.invoke(LLMRequest(instructions="i", input=compacted))
 
     assert response.output_text == "three"
+
+
+STRUCTURED = """
+turns:
+  - text: "A turn of the loop."
+answers:
+  - schema_name: HelpDecision
+    when: "(?i)rejected"
+    output: {route: create_task, participant_id: bob, name: Count, goal: Count}
+  - schema_name: HelpDecision
+    output: {route: ask, participant_id: carol}
+  - schema_name: Other
+    output: {anything: true}
+"""
+
+
+async def test_a_structured_request_is_answered_from_the_first_matching_answer() -> None:
+    llm = ScriptedLLM(parse_script(STRUCTURED, source="<test>"))
+    schema = OutputSchema(name="HelpDecision", json_schema={"type": "object"})
+
+    def asked(text: str) -> LLMRequest:
+        return LLMRequest(
+            instructions="Decide.",
+            input=(UserItem(message_id="m", text=text),),
+            output_schema=schema,
+        )
+
+    first = await llm.invoke(asked("Need: a count"))
+    again = await llm.invoke(asked("Need: a count\nYour previous decision was rejected: no"))
+    unknown = await llm.invoke(
+        asked("x").model_copy(
+            update={"output_schema": schema.model_copy(update={"name": "Nothing"})}
+        )
+    )
+
+    assert json.loads(first.output_text) == {"route": "ask", "participant_id": "carol"}
+    assert json.loads(again.output_text)["route"] == "create_task"
+    assert unknown.output_text == "{}"
+    assert first.tool_calls == ()

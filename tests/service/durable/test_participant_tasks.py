@@ -8,6 +8,7 @@ hears how it ended. A role changes only at an admin's request."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
 import pytest
@@ -244,8 +245,9 @@ async def test_an_admins_request_changes_a_role(temporal_client: Client, tmp_pat
 
 
 async def test_a_role_change_asked_by_a_non_admin_is_refused(
-    temporal_client: Client, tmp_path: Path
+    temporal_client: Client, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.WARNING)
     script = """
 turns:
   - tool_calls: [{name: ask_participant, arguments: {question: "Anything else?",
@@ -275,3 +277,5 @@ turns:
     refusal = [i for i in requests[-1].input if isinstance(i, ToolResultItem) and i.is_error]
     assert [r.name for r in refusal] == ["set_participant_role"]
     assert "only an admin may change roles; the request came from 'bob'" in refusal[0].text
+    denials = [r for r in caplog.records if "only an admin may change roles" in r.getMessage()]
+    assert denials, "the refused role change was not recorded"

@@ -47,7 +47,11 @@ class CommandApplier:
                 self._show(command)
             else:
                 self._change_skills(command)
-        except (PlanError, RoleChangeError, A2uiMessageError) as error:
+        except RoleChangeError as error:
+            # A denial, like the access policy's: recorded, and told to the model.
+            workflow.logger.warning("task %s: %s", self._run.task.id, error.message)
+            return error_result(command, f"{error.code}: {error.message}")
+        except (PlanError, A2uiMessageError) as error:
             return error_result(command, f"{error.code}: {error.message}")
         return command.result
 
