@@ -25,6 +25,7 @@ from temporalio.client import Client
 from tiny_harness.config import HeartbeatConfig, RemoteAgentSpec
 from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.roster import render_roster
+from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.core.task_ext import (
@@ -113,6 +114,7 @@ async def running_harness(
     push_window: timedelta = timedelta(minutes=5),
     sse_keepalive: timedelta = timedelta(seconds=15),
     rate_limit: RateLimit | None = None,
+    channel: A2AChannel | None = None,
 ) -> AsyncIterator[RunningHarness]:
     """With `heartbeat`, the worker also runs the heartbeat and `/_monitor` reads the
     schedule `heartbeat.schedule_id` (which the test creates and deletes). Clients' push
@@ -161,6 +163,7 @@ async def running_harness(
                 outbound=outbound.registrations,
                 sse_keepalive=sse_keepalive,
                 rate_limit=rate_limit,
+                channel=channel,
             )
             worker = build_worker(
                 temporal,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from tiny_harness.config import Settings
 from tiny_harness.errors import ConfigError
+from tiny_harness.harness.channels.a2a import A2A_CHANNEL_REF, A2AChannel
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.models.factory import ChosenModel, choose_model
 from tiny_harness.harness.persistence.push_configs import PushConfigStore
@@ -231,6 +232,7 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
             settings.server.rate_limit_per_second, settings.server.rate_limit_burst
         ),
         redactor=_redactor(settings),
+        channel=await harness.registry.get(A2A_CHANNEL_REF, A2AChannel),
     )
     http = await stack.enter_async_context(
         HttpServer(app, host=settings.server.host, port=settings.server.port)

@@ -96,8 +96,10 @@ async def test_the_harness_lists_every_registered_channel_push_and_pull() -> Non
 def test_the_package_exports_exactly_its_public_names() -> None:
     public = {name for name in vars(channels) if not name.startswith("_")}
 
-    assert set(channels.__all__) == public - {"channel", "extension", "help"}
+    assert set(channels.__all__) == public - {"a2a", "channel", "extension", "help"}
     assert sorted(channels.__all__) == [
+        "A2AChannel",
+        "A2A_CHANNEL_REF",
         "CHANNEL_EXTENSION_URI",
         "CHANNEL_MEDIA_TYPE",
         "Channel",

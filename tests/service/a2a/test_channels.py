@@ -29,14 +29,18 @@ from tests.support import (
     send_request,
     states,
     user_message,
+    watchers,
+    with_task_envelope,
 )
 from tiny_harness.errors import ChannelMessageError
+from tiny_harness.harness.channels.a2a import A2A_CHANNEL_REF, A2AChannel
 from tiny_harness.harness.channels.extension import (
     CHANNEL_MEDIA_TYPE,
     ChannelMessageData,
     ChannelMessageKind,
     channel_part,
 )
+from tiny_harness.harness.core.participants import participants_of
 from tiny_harness.harness.core.task_ext import (
     Participant,
     ParticipantRole,
@@ -47,7 +51,6 @@ from tiny_harness.harness.persistence.records import ChannelMessageRecord, Recor
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.service.a2a.access import not_found
 from tiny_harness.service.a2a.channels import (
-    channel_members,
     check_membership,
     record_channel_messages,
 )
@@ -173,7 +176,41 @@ async def test_a_member_posting_to_its_tasks_channel_is_taken(
     assert len(kept) == 1
 
 
+class AdminsOnly(A2AChannel):
+    """A replacement channel: only a task's admins may post to it."""
+
+    def members(self, task: Task) -> frozenset[str]:
+        return frozenset(p.id for p in participants_of(task) if p.role == ParticipantRole.ADMIN)
+
+
+async def test_the_server_applies_the_channel_it_is_given_and_registers_the_default(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    script = """
+turns:
+  - tool_calls: [{name: ask_participant, arguments: {question: "Size?", participant_id: alice}}]
+  - text: "Ordered."
+"""
+    async with running_harness(temporal_client, tmp_path, script, channel=AdminsOnly()) as h:
+        client = await h.client()
+        bob_watches = with_task_envelope(
+            send_request("order a shirt"), TaskExtensionData(participants=watchers("bob"))
+        )
+        task = (await collect(client.send_message(bob_watches, context=ALICE)))[0].task
+        # Bob takes part (the default channel would take his post), but is no admin.
+        with pytest.raises(TaskNotFoundError):
+            await send(h, posting(task.id, sender="bob"), BOB)
+        events = await send(h, posting(task.id, kind="help_reply"), ALICE)
+        registered = await h.harness.registry.get(A2A_CHANNEL_REF, A2AChannel)
+
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"  # type: ignore[arg-type]
+    assert type(registered) is A2AChannel
+
+
 # --- check_membership --------------------------------------------------------------------
+
+
+A2A = A2AChannel()
 
 
 def claimed_task(task_id: str = "t-1", *members: str) -> Task:
@@ -186,15 +223,15 @@ def claimed_task(task_id: str = "t-1", *members: str) -> Task:
 
 
 def test_the_channel_members_are_the_tasks_participants_or_else_the_anonymous_one() -> None:
-    assert channel_members(claimed_task("t-1", "alice", "bob")) == {"alice", "bob"}
-    assert channel_members(Task(id="t-1")) == {""}
+    assert A2A.members(claimed_task("t-1", "alice", "bob")) == {"alice", "bob"}
+    assert A2A.members(Task(id="t-1")) == {""}
 
 
 def test_a_member_may_post_and_a_message_without_channel_parts_is_not_checked() -> None:
     task = claimed_task("t-1", "alice", "bob")
 
-    check_membership(posting("t-1", sender="bob"), task, "bob")
-    check_membership(user_message("hi", task_id="t-1"), task, "mallory")
+    check_membership(A2A, posting("t-1", sender="bob"), task, "bob")
+    check_membership(A2A, user_message("hi", task_id="t-1"), task, "mallory")
 
 
 @pytest.mark.parametrize(
@@ -211,7 +248,7 @@ def test_a_refused_post_gets_the_text_of_a_missing_task_and_is_logged(
     task: Task, message: Message, participant: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.WARNING), pytest.raises(TaskNotFoundError) as refused:
-        check_membership(message, task, participant)
+        check_membership(A2A, message, task, participant)
 
     assert str(refused.value) == str(not_found(task.id))
     assert refused.value.message == not_found(task.id).message
@@ -224,7 +261,7 @@ def test_membership_of_an_invalid_channel_part_raises_channel_message_error() ->
     message.parts[-1].data.struct_value["text"] = 3
 
     with pytest.raises(ChannelMessageError):
-        check_membership(message, claimed_task("t-1", "alice"), "alice")
+        check_membership(A2A, message, claimed_task("t-1", "alice"), "alice")
 
 
 # --- record_channel_messages -------------------------------------------------------------

@@ -481,6 +481,8 @@ async def test_the_sdk_push_sender_is_taken(rig: PushRig) -> None:
 async def test_the_sdk_request_body_log_never_carries_a_registered_token(
     rig: PushRig, caplog: pytest.LogCaptureFixture
 ) -> None:
+    # Explicit, so logging set up by another test (the CLI's) cannot hide the SDK's line.
+    caplog.set_level(logging.DEBUG, logger=SDK_BODY_LOGGER)
     secret = "registered-" + uuid.uuid4().hex
     params = {"taskId": "t-1", "url": "http://127.0.0.1:9/hook", "token": secret}
     body = {"jsonrpc": "2.0", "id": 1, "method": "CreateTaskPushNotificationConfig"}

@@ -31,6 +31,12 @@ def participants_of(task: Task) -> tuple[Participant, ...]:
     return () if ext is None else ext.participants
 
 
+def members_of(task: Task) -> frozenset[str]:
+    """Who takes part in `task`: its participants' ids, or, for a task nobody claimed, the
+    anonymous participant alone."""
+    return frozenset(p.id for p in participants_of(task)) or frozenset({ANONYMOUS})
+
+
 def is_admin(participant: str, task: Task) -> bool:
     """Whether `participant` holds the admin role on `task` (the anonymous participant is
     the admin of a task nobody claimed)."""

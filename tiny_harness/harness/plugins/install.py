@@ -20,6 +20,7 @@ from typing import Final
 
 from tiny_harness.errors import PluginError, SkillError, TinyHarnessError
 from tiny_harness.harness.agents.tools import delegation_tools
+from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.core.harness import LLM_REF, STORE_REF, Harness, mcp_address
 from tiny_harness.harness.entities import Registry, RegistryEntry
 from tiny_harness.harness.hooks import (
@@ -258,6 +259,8 @@ async def build_harness(
     )
     await harness.registry.add(RegistryEntry(ref=LLM_REF, instance=llm))
     await harness.registry.add(RegistryEntry(ref=STORE_REF, instance=store))
+    channel = A2AChannel()
+    await harness.registry.add(RegistryEntry(ref=channel.ref, instance=channel))
     tools: list[Tool] = [
         *INTRINSIC_TOOLS,
         *skill_tools(harness.skills, harness.open_skill_tools),

@@ -25,8 +25,8 @@ from a2a.server.context import ServerCallContext
 from a2a.types import Message, Task
 from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
 
-from tiny_harness.harness.core.participants import ANONYMOUS, participants_of
-from tiny_harness.harness.core.task_ext import ParticipantRole, participant_ids, sender_of
+from tiny_harness.harness.core.participants import ANONYMOUS, members_of, participants_of
+from tiny_harness.harness.core.task_ext import ParticipantRole, sender_of
 
 logger = logging.getLogger(__name__)
 
@@ -52,12 +52,6 @@ def asserted_participant(context: ServerCallContext, message: Message | None = N
     if len(asserted) > MAX_PARTICIPANT_ID or not asserted.isprintable():
         raise InvalidParamsError(message="the participant id must be one printable line")
     return asserted
-
-
-def members_of(task: Task) -> frozenset[str]:
-    """Who takes part in `task`: its participants' ids, or, for a task nobody claimed, the
-    anonymous participant alone."""
-    return participant_ids(task) or frozenset({ANONYMOUS})
 
 
 def may_access(participant: str, task: Task) -> bool:

@@ -30,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.security import Redactor
 from tiny_harness.service.a2a.card import JSONRPC_PATH, REST_PATH, card_route
 from tiny_harness.service.a2a.handler import HarnessRequestHandler
@@ -109,15 +110,19 @@ def create_app(
     sse_keepalive: timedelta = DEFAULT_SSE_KEEPALIVE,
     rate_limit: RateLimit | None = None,
     redactor: Redactor | None = None,
+    channel: A2AChannel | None = None,
 ) -> Starlette:
     """The A2A application over `gateway`, advertising `card`; `/_monitor` reads `monitor`
     (None: the heartbeat is off, and `/_monitor` says so); `push` takes remote agents'
     pushes (None: no push endpoint); `outbound` keeps our clients' push configs (None:
     push-config operations are refused, and `card` should say push is not offered);
     `rate_limit` applies to each peer address (None: no limit); `redactor` masks credentials
-    in every inbound message (None: the built-in shapes, no configured secrets)."""
+    in every inbound message (None: the built-in shapes, no configured secrets); `channel`
+    decides who may post to a task's channel (None: the default `A2AChannel`)."""
     logging.getLogger(SDK_BODY_LOGGER).addFilter(_DROP_REQUEST_BODIES)
-    handler = HarnessRequestHandler(gateway, card, push=outbound, redactor=redactor)
+    handler = HarnessRequestHandler(
+        gateway, card, push=outbound, redactor=redactor, channel=channel
+    )
     routes: list[BaseRoute] = [
         Route("/healthz", _healthz, methods=["GET"]),
         _monitor_route(monitor),

@@ -1,10 +1,11 @@
 """A task's channel at the A2A boundary: who may post to it, and the record kept of each post.
 
 For now a task has one channel, the A2A channel of the task itself (its id is the task's
-id), and its members are the task's participants (a task nobody claimed: the anonymous
-participant only). `admission.py` has already refused a channel message that is invalid,
-names another channel, or names a sender other than the caller; what needs the task is
-here, for the handler to call once it has the task's snapshot:
+id); the registered `A2AChannel` says who may post to it (by default the task's
+participants; a task nobody claimed: the anonymous participant only). `admission.py` has
+already refused a channel message that is invalid, names another channel, or names a
+sender other than the caller; what needs the task is here, for the handler to call once
+it has the task's snapshot:
 
     SendMessage to task T ── admit ── snapshot(T) ── check_membership ──┐
                                                                          │
@@ -22,41 +23,28 @@ from datetime import datetime
 from a2a.types import Message, Task
 
 from tiny_harness.errors import ChannelMembershipError
-from tiny_harness.harness.channels.extension import (
-    ChannelMessageData,
-    channel_messages_in,
-    require_member,
-)
+from tiny_harness.harness.channels.a2a import A2AChannel
+from tiny_harness.harness.channels.extension import ChannelMessageData, channel_messages_in
 from tiny_harness.harness.persistence.records import ChannelMessageRecord
 from tiny_harness.harness.persistence.store import Store
-from tiny_harness.service.a2a.access import deny, members_of
+from tiny_harness.service.a2a.access import deny
 
 CHANNEL_OPERATION = "post to the channel of"
 """How a refused post is named in the denial log line."""
 
 
-def channel_members(task: Task) -> frozenset[str]:
-    """The members of the task's channel: whoever takes part in the task (`members_of`)."""
-    return members_of(task)
-
-
-def check_membership(message: Message, task: Task, participant: str) -> None:
-    """Refuse (the uniform task-not-found, logged) a message with a channel message whose
-    sender is not `participant` or not a member of the task's channel, or that names a
-    channel other than the task's.
+def check_membership(channel: A2AChannel, message: Message, task: Task, participant: str) -> None:
+    """Refuse (the uniform task-not-found, logged) a message with a channel message the
+    task's channel does not take from `participant` (`A2AChannel.check_posts`).
 
     Call it on an admitted message to an existing task, with that task's snapshot.
     Raises `ChannelMessageError` for channel parts that do not validate (admission has
     refused those already).
     """
-    members = channel_members(task)
-    for post in channel_messages_in(message):
-        if post.channel_id != task.id or post.sender != participant:
-            raise deny(CHANNEL_OPERATION, participant, task.id)
-        try:
-            require_member(post, members)
-        except ChannelMembershipError as error:
-            raise deny(CHANNEL_OPERATION, participant, task.id) from error
+    try:
+        channel.check_posts(message, task, participant)
+    except ChannelMembershipError as error:
+        raise deny(CHANNEL_OPERATION, participant, task.id) from error
 
 
 async def record_channel_messages(

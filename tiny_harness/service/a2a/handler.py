@@ -61,6 +61,7 @@ from tiny_harness.errors import (
     TaskRefusedError,
     UnknownTaskError,
 )
+from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.core.participants import is_admin
 from tiny_harness.harness.persistence.store import TaskQuery
 from tiny_harness.harness.security import Redactor
@@ -94,13 +95,16 @@ class HarnessRequestHandler(RequestHandler):
         *,
         push: PushRegistrations | None = None,
         redactor: Redactor | None = None,
+        channel: A2AChannel | None = None,
     ) -> None:
         """`redactor` masks credentials in every inbound message (None: the built-in shapes,
-        no configured secrets)."""
+        no configured secrets); `channel` decides who may post to a task's channel (None:
+        the default `A2AChannel`)."""
         self._gateway = gateway
         self._card = card
         self._push = PushConfigOperations(push)
         self._redactor = redactor or Redactor()
+        self._channel = channel or A2AChannel()
 
     # ---- messages ----------------------------------------------------------------------
 
@@ -187,7 +191,8 @@ class HarnessRequestHandler(RequestHandler):
         self, message: Message, push: TaskPushNotificationConfig | None, participant: str
     ) -> InboxReceipt:
         snap = await self._visible_to(message.task_id, participant, "message")
-        check_membership(message, snap.task, participant)  # before anything tells of the task
+        # Before anything tells of the task.
+        check_membership(self._channel, message, snap.task, participant)
         check_reply(snap.task, message)
         if sets_participants(message) and not is_admin(participant, snap.task):
             logger.warning(
