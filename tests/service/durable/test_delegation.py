@@ -118,6 +118,7 @@ async def test_a_question_of_the_child_is_answered_through_the_parent(
         child_tasks = await child.workflow_ids()
         requests = await llm_requests(temporal_client, task_id)
         left = await child.push_configs.list(final.remote_task_id)
+        parent_task = await client.get_task(GetTaskRequest(id=task_id))
 
     assert states(rest)[-1] == "TASK_STATE_COMPLETED"
     assert registered == (1 if updates == "auto" else 0)
@@ -127,6 +128,10 @@ async def test_a_question_of_the_child_is_answered_through_the_parent(
     # the courier of the stand-in's push registration).
     assert [i for i in child_tasks if ".push." not in i] == [final.remote_task_id]
     assert remote.status.state == TaskState.TASK_STATE_COMPLETED
+    # The parent lists its sub-task: the remote task's id on the agent that runs it.
+    parent_ext = ext_of(parent_task)
+    assert parent_ext is not None
+    assert parent_ext.sub_tasks == (TaskRef(task_id=final.remote_task_id, agent="child"),)
     assert [m.parts[0].text for m in remote.history if m.role == 1] == [
         "Task: shirt\nGoal: order a shirt",
         "M",

@@ -179,6 +179,9 @@ class Delegation:
         turn = update.turn
         index = self._run.subtasks.index(row)
         told = row.told_state
+        if turn.remote_task_id and not row.remote_task_id and row.assignee is None:
+            # The remote task's id is known from its first report: the task now lists it.
+            link_sub_task(self._run.task, TaskRef(task_id=turn.remote_task_id, agent=row.agent))
         row = row.model_copy(
             update={"state": turn.state, "text": turn.text, "remote_task_id": turn.remote_task_id}
         )
