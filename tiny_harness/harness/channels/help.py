@@ -20,6 +20,7 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tiny_harness.errors import HelpDecisionError
+from tiny_harness.harness.core.participants import not_on_task
 from tiny_harness.harness.core.task_ext import TaskExtensionData
 from tiny_harness.harness.models.llm import LLMRequest, OutputSchema, UserItem
 
@@ -83,12 +84,9 @@ def check_decision(decision: HelpDecision, need: HelpNeed, ext: TaskExtensionDat
     the task's rules; raises `HelpDecisionError` saying which it breaks: the participant must
     be on the task, a task needs a name and a goal, and a question may not ask someone for
     work an acceptance criterion assigns to another participant."""
-    people = {p.id for p in ext.participants}
-    if decision.participant_id not in people:
-        known = ", ".join(sorted(people)) or "none"
-        raise HelpDecisionError(
-            f"{decision.participant_id} is not a participant of this task (participants: {known})"
-        )
+    refusal = not_on_task(decision.participant_id, {p.id for p in ext.participants})
+    if refusal is not None:
+        raise HelpDecisionError(refusal)
     if decision.route is HelpRoute.CREATE_TASK:
         if not decision.name or not decision.goal:
             raise HelpDecisionError("a task for a participant needs a name and a goal")

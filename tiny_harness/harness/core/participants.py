@@ -8,6 +8,7 @@ task without an admin.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Final
 
 from a2a.types import Task
@@ -35,6 +36,15 @@ def members_of(task: Task) -> frozenset[str]:
     """Who takes part in `task`: its participants' ids, or, for a task nobody claimed, the
     anonymous participant alone."""
     return frozenset(p.id for p in participants_of(task)) or frozenset({ANONYMOUS})
+
+
+def not_on_task(participant: str, people: Collection[str]) -> str | None:
+    """Why `participant` cannot be asked or handed work (not one of `people`, the task's
+    participants' ids), or None when they can."""
+    if participant in people:
+        return None
+    known = ", ".join(sorted(people)) or "none"
+    return f"{participant} is not a participant of this task (participants: {known})"
 
 
 def is_admin(participant: str, task: Task) -> bool:

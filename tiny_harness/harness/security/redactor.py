@@ -41,6 +41,7 @@ from google.protobuf.struct_pb2 import Struct, Value
 from pydantic import SecretStr
 
 from tiny_harness.harness.security.shapes import (
+    CREDENTIAL_PARAMETERS,
     MASKED,
     SHAPES,
     Pattern,
@@ -52,12 +53,7 @@ from tiny_harness.harness.security.shapes import (
 MIN_SECRET_CHARS: Final = 8
 """Shorter configured secrets are ignored: masking every "changeme" in prose helps nobody."""
 
-_URL_QUERY_NAMES: Final = re.compile(
-    r"(?:access_token|refresh_token|id_token|token|api[_-]?key|apikey|key|secret"
-    r"|client_secret|password|passwd|sig|signature|x-amz-signature|x-amz-credential"
-    r"|x-amz-security-token|x-goog-signature|x-goog-credential|code)",
-    re.IGNORECASE,
-)
+_URL_QUERY_NAMES: Final = re.compile(rf"(?:{CREDENTIAL_PARAMETERS}|key|code)", re.IGNORECASE)
 """Query parameters of a URL part whose value is a credential (in a URL part, unlike in
 prose, `key` and `code` name one: an API key, an OAuth code)."""
 

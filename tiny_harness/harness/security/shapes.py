@@ -159,6 +159,15 @@ def _authorization_value(value: str) -> bool:
     return _machine_made(value) or "=" in value
 
 
+CREDENTIAL_PARAMETERS: Final = (
+    r"access_token|refresh_token|id_token|token|api[_-]?key|apikey|secret|client_secret"
+    r"|password|passwd|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token"
+    r"|x-goog-signature|x-goog-credential"
+)
+"""Query parameter names (a regex alternation) whose value is a credential wherever the
+query appears."""
+
+
 SHAPES: Final[tuple[Shape, ...]] = (
     _PemBlocks(),
     Pattern(
@@ -236,9 +245,7 @@ SHAPES: Final[tuple[Shape, ...]] = (
     Pattern(
         "query",  # ?access_token=..., &X-Amz-Signature=...
         re.compile(
-            r"(?P<keep>[?&](?:access_token|refresh_token|id_token|token|api[_-]?key|apikey"
-            r"|secret|client_secret|password|passwd|sig|signature|x-amz-signature"
-            r"|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)"
+            rf"(?P<keep>[?&](?:{CREDENTIAL_PARAMETERS})=)"
             rf"{_NOT_MASKED}(?P<value>[^&\s#\"'<>]+)",
             re.IGNORECASE,
         ),

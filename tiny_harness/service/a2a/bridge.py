@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Final
 
 from a2a.types import StreamResponse
@@ -44,19 +44,8 @@ async def follow(
     stream ends after a final event, or after an INPUT_REQUIRED/AUTH_REQUIRED event that
     is the newest in the log: a replay runs past earlier pauses to the newest state.
     """
-    reader = _Reader(gateway, task_id)
-    page = first
-    while True:
-        if page is None or not page.events:
-            page = await reader.next_page(cursor)
-        for logged in page.events:
-            yield logged.event
-            cursor = logged.seq + 1
-            if _ends_stream(logged, page):
-                return
-        if not page.events and page.closing and page.state in TERMINAL_STATES:
-            return
-        page = None
+    async for logged in _logged(gateway, task_id, cursor, first, ends=_ends_stream):
+        yield logged.event
 
 
 async def logged_events(
@@ -64,16 +53,36 @@ async def logged_events(
 ) -> AsyncIterator[LoggedEvent]:
     """Yield the task's events from `cursor` on, with their sequence numbers, through every
     pause (INPUT_REQUIRED, AUTH_REQUIRED) until a final event or the end of a final log."""
+    async for logged in _logged(gateway, task_id, cursor, None, ends=_is_final):
+        yield logged
+
+
+async def _logged(
+    gateway: TaskGateway,
+    task_id: str,
+    cursor: int,
+    first: EventPage | None,
+    *,
+    ends: Callable[[LoggedEvent, EventPage], bool],
+) -> AsyncIterator[LoggedEvent]:
+    """The log from `cursor` on, until `ends` says an event ends it or a final log runs out."""
     reader = _Reader(gateway, task_id)
+    page = first
     while True:
-        page = await reader.next_page(cursor)
+        if page is None or not page.events:
+            page = await reader.next_page(cursor)
         for logged in page.events:
             yield logged
             cursor = logged.seq + 1
-            if state_of(logged.event) in TERMINAL_STATES:
+            if ends(logged, page):
                 return
         if not page.events and page.closing and page.state in TERMINAL_STATES:
             return
+        page = None
+
+
+def _is_final(logged: LoggedEvent, page: EventPage) -> bool:
+    return state_of(logged.event) in TERMINAL_STATES
 
 
 class _Reader:

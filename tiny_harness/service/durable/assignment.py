@@ -16,6 +16,7 @@ from typing import Final
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from a2a.helpers import get_artifact_text, get_message_text
     from a2a.types import Task
 
     from tiny_harness.harness.agents.turns import RemoteTurn
@@ -70,9 +71,5 @@ async def report_end(assignment: Assignment, task: Task) -> None:
 def ending_text(task: Task) -> str:
     """What an ended task says: its last artifact's text, else its status message's."""
     if task.artifacts:
-        parts = task.artifacts[-1].parts
-    elif task.status.HasField("message"):
-        parts = task.status.message.parts
-    else:
-        return ""
-    return "\n".join(part.text for part in parts if part.HasField("text"))
+        return get_artifact_text(task.artifacts[-1])
+    return get_message_text(task.status.message) if task.status.HasField("message") else ""

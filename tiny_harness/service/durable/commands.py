@@ -12,8 +12,10 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from pydantic import TypeAdapter
+
     from tiny_harness.errors import A2uiMessageError, PlanError, RoleChangeError
-    from tiny_harness.harness.core.participants import set_role
+    from tiny_harness.harness.core.participants import not_on_task, set_role
     from tiny_harness.harness.core.plan import Plan
     from tiny_harness.harness.core.task_ext import ParticipantRole, participant_ids
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
@@ -72,11 +74,13 @@ class CommandApplier:
             return error_result(command, "one question at a time: wait for the first reply")
         options = command.payload.get("options") or []
         addressee = command.payload.get("participant_id")
-        if isinstance(addressee, str) and addressee not in participant_ids(self._run.task):
-            known = ", ".join(sorted(participant_ids(self._run.task))) or "none"
-            return error_result(
-                command, f"{addressee} is not a participant of this task (participants: {known})"
-            )
+        refusal = (
+            not_on_task(addressee, participant_ids(self._run.task))
+            if isinstance(addressee, str)
+            else None
+        )
+        if refusal is not None:
+            return error_result(command, refusal)
         self._run.pending_question = PendingQuestion(
             call_id=command.call_id,
             question=str(command.payload["question"]),
@@ -95,17 +99,12 @@ class CommandApplier:
 
     def _show(self, command: WorkflowCommand) -> None:
         """Record what is drawn (all or nothing), then send it to the task's renderers."""
-        messages = command.payload["messages"]
-        shown = (
-            [ServerMessage.model_validate(m) for m in messages]
-            if isinstance(messages, list)
-            else []
-        )
+        shown = _SHOWN.validate_python(command.payload["messages"])
         surfaces = {k: list(v) for k, v in self._run.surfaces.items()}
         for message in shown:
             draw(surfaces, message)
         self._run.surfaces = surfaces
-        self._narrator.show(str(command.payload["text"]), [ui_part(m) for m in shown])
+        self._narrator.say(str(command.payload["text"]), extra=[ui_part(m) for m in shown])
 
     def _change_skills(self, command: WorkflowCommand) -> None:
         name = str(command.payload["name"])
@@ -116,6 +115,10 @@ class CommandApplier:
             kept.append(LoadedSkill.model_validate(fields))
         self._run.loaded_skills = kept
         self._hooks.skill_changed(name, loaded=loaded)
+
+
+_SHOWN: TypeAdapter[list[ServerMessage]] = TypeAdapter(list[ServerMessage])
+"""An `emit_ui` command's messages (checked by the intrinsic) as models again."""
 
 
 def error_result(command: WorkflowCommand, text: str) -> ToolResult:

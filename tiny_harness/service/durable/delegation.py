@@ -24,7 +24,7 @@ with workflow.unsafe.imports_passed_through():
 
     from tiny_harness.errors import TaskExtensionError
     from tiny_harness.harness.agents.turns import FINAL_STATES, PARKED_STATES, RemoteTurn
-    from tiny_harness.harness.core.participants import participants_of
+    from tiny_harness.harness.core.participants import not_on_task, participants_of
     from tiny_harness.harness.core.task_ext import (
         EventEnvelope,
         ParticipantRole,
@@ -79,11 +79,9 @@ class Delegation:
         task = self._run.task
         assignee = str(command.payload["participant_id"])
         people = participants_of(task)
-        if assignee not in {p.id for p in people}:
-            known = ", ".join(sorted(p.id for p in people)) or "none"
-            return error_result(
-                command, f"{assignee} is not a participant of this task (participants: {known})"
-            )
+        refusal = not_on_task(assignee, {p.id for p in people})
+        if refusal is not None:
+            return error_result(command, refusal)
         brief = SubtaskBrief.of(command.payload)
         subtask_id = f"sub-{len(self._run.subtasks) + 1}"
         task_id = str(workflow.uuid4())

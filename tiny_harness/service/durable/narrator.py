@@ -62,26 +62,22 @@ class Narrator:
         if before != state:
             self._hooks.state_changed(before, state)
 
-    def say(self, text: str, *, plan: bool = False, store: bool = False) -> None:
-        """A progress message while WORKING; plan changes carry the plan as a data part.
-        `store` writes the task to the store soon (its metadata changed)."""
+    def say(
+        self, text: str, *, plan: bool = False, store: bool = False, extra: Sequence[Part] = ()
+    ) -> None:
+        """A progress message while WORKING (and the `extra` parts after its own); plan
+        changes carry the plan as a data part. `store` writes the task to the store soon
+        (its metadata changed)."""
         task = self._run.task
         data = self._run.plan.model_dump(mode="json") if plan and self._run.plan else None
         message = event_log.agent_message(
             task, str(workflow.uuid4()), text, data=data, media_type=event_log.PLAN_MEDIA_TYPE
         )
+        message.parts.extend(extra)
         state = TaskState.TASK_STATE_WORKING
         self._log.record(event_log.status_event(task, state, workflow.now(), message))
         if store:
             self._snapshots.mark()
-
-    def show(self, text: str, parts: Sequence[Part]) -> None:
-        """A progress message carrying UI parts (A2UI) after its text."""
-        task = self._run.task
-        message = event_log.agent_message(task, str(workflow.uuid4()), text)
-        message.parts.extend(parts)
-        state = TaskState.TASK_STATE_WORKING
-        self._log.record(event_log.status_event(task, state, workflow.now(), message))
 
     def complete(self, answer: str) -> None:
         """The answer as an artifact, then COMPLETED."""

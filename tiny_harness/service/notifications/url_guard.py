@@ -148,7 +148,9 @@ class UrlGuard:
         Pure: no I/O besides logging a refusal. For an IP-literal host `addresses` is
         ignored, since the literal is the address. Raises `PushUrlRefusedError`.
         """
-        parsed = _parse(url)
+        return self._decide(url, _parse(url), addresses)
+
+    def _decide(self, url: str, parsed: _Url, addresses: Sequence[str]) -> PushTarget:
         if parsed.literal is not None:
             ips: list[IpAddress] = [parsed.literal]
         else:
@@ -179,7 +181,7 @@ class UrlGuard:
         """Resolve the URL's host once (not an IP literal), then `decide`."""
         parsed = _parse(url)
         if parsed.literal is not None:
-            return self.decide(url, ())
+            return self._decide(url, parsed, ())
         loop = asyncio.get_running_loop()
         try:
             infos = await loop.getaddrinfo(
@@ -188,7 +190,7 @@ class UrlGuard:
         except (OSError, UnicodeError):
             # OSError covers socket.gaierror; over-long labels fail IDNA encoding instead.
             raise _refused("unresolvable host", parsed.host) from None
-        return self.decide(url, [str(info[4][0]) for info in infos])
+        return self._decide(url, parsed, [str(info[4][0]) for info in infos])
 
     def _allows(self, ip: IpAddress) -> bool:
         candidates: list[IpAddress] = [ip]
