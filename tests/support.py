@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -20,6 +20,7 @@ from a2a.client import ClientCallContext, ClientConfig, ClientFactory
 from a2a.client.service_parameters import ServiceParametersFactory
 from a2a.helpers import new_text_message
 from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskState
+from starlette.types import ASGIApp
 from temporalio.client import Client
 
 from tiny_harness.config import HeartbeatConfig, RemoteAgentSpec
@@ -78,6 +79,21 @@ class RunningHarness:
     harness: Harness
     installation: Installation
     push_configs: PushConfigStore
+    server: HttpServer
+    app: ASGIApp
+
+    @asynccontextmanager
+    async def outage(self) -> AsyncIterator[None]:
+        """The A2A server is down inside the block (its port refuses connections, open
+        streams are cut) and serves again on the same port after it; the worker and every
+        task keep running throughout."""
+        port = self.server.port
+        await self.server.__aexit__(None, None, None)
+        try:
+            yield
+        finally:
+            self.server = HttpServer(self.app, host="127.0.0.1", port=port)
+            await self.server.__aenter__()
 
     async def client(self, binding: str = "JSONRPC", *, streaming: bool = True) -> A2AClient:
         config = ClientConfig(
@@ -175,10 +191,24 @@ async def running_harness(
             )
             http = await stack.enter_async_context(httpx.AsyncClient(timeout=30))
             await stack.enter_async_context(worker)
-            await stack.enter_async_context(HttpServer(app, host="127.0.0.1", port=port))
-            yield RunningHarness(
-                url, task_queue, store, gateway, temporal, http, harness, installation, push_configs
+            server = await HttpServer(app, host="127.0.0.1", port=port).__aenter__()
+            running = RunningHarness(
+                url,
+                task_queue,
+                store,
+                gateway,
+                temporal,
+                http,
+                harness,
+                installation,
+                push_configs,
+                server,
+                app,
             )
+            try:
+                yield running
+            finally:
+                await running.server.__aexit__(None, None, None)
     finally:
         await harness.close()
         await push_configs.close()
@@ -234,6 +264,16 @@ def with_task_envelope(request: SendMessageRequest, ext: TaskExtensionData) -> S
 
 async def collect(stream: AsyncIterator[StreamResponse]) -> list[StreamResponse]:
     return [event async for event in stream]
+
+
+async def first_event(stream: AsyncIterator[StreamResponse]) -> StreamResponse:
+    """The stream's first event; the stream is closed after it (a subscription to a task
+    that waits for input stays open until the task ends)."""
+    try:
+        return await anext(stream)
+    finally:
+        if isinstance(stream, AsyncGenerator):
+            await stream.aclose()
 
 
 def states(events: list[StreamResponse]) -> list[str]:

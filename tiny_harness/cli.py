@@ -2,6 +2,7 @@
 
 Run with: `tiny-harness serve [--config FILE] [--host H] [--port P] [--data-dir D]`
       or: `tiny-harness worker [--config FILE] [--data-dir D]` (worker only, remote Temporal)
+      or: `tiny-harness tui [--url URL] [--as NAME]` (the terminal UI of a running server)
 
 Exit status: 0 after a clean shutdown, 2 for a configuration error (the message names the
 variable or key), 1 when a component cannot start.
@@ -20,7 +21,8 @@ from pathlib import Path
 from tiny_harness import __version__
 from tiny_harness.config import Settings, load_settings
 from tiny_harness.errors import ConfigError, ScriptError, TinyHarnessError
-from tiny_harness.service.runtime import run_worker, serve
+from tiny_harness.interaction.tui.connection import DEFAULT_URL
+from tiny_harness.interaction.tui.keys import keys_help
 
 EXIT_CONFIG = 2
 EXIT_FAILURE = 1
@@ -39,7 +41,29 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--data-dir", type=Path, help="where state lives (.tiny-harness)")
     serve_cmd.add_argument("--host", help="address to bind (127.0.0.1)")
     serve_cmd.add_argument("--port", type=int, help="port to bind (8080)")
+    tui_cmd = commands.add_parser(
+        "tui",
+        help="the terminal UI of a running server (or of any A2A agent)",
+        description="A full-screen client of an A2A agent: your tasks, their conversations.",
+        epilog=keys_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    tui_cmd.add_argument("--url", default=DEFAULT_URL, help=f"the agent's URL ({DEFAULT_URL})")
+    tui_cmd.add_argument(
+        "--as", dest="participant", default="", help="your participant id (X-Participant-Id)"
+    )
     return parser
+
+
+def _tui(args: argparse.Namespace) -> int:
+    """The terminal UI; its log lines go to Textual's devtools, never over the screen."""
+    from textual.logging import TextualHandler
+
+    from tiny_harness.interaction.tui.app import TinyHarnessApp
+
+    logging.basicConfig(level=logging.WARNING, handlers=[TextualHandler()], force=True)
+    TinyHarnessApp(args.url, participant=args.participant).run()
+    return 0
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -75,9 +99,14 @@ async def _until_signalled(main: Coroutine[None, None, None]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
     args = _parser().parse_args(argv)
+    if args.command == "tui":
+        return _tui(args)
     try:
         settings = _settings(args)
         _configure_logging(settings.log_level)
+        # Imported here: the server's imports are heavy, and `tui` needs none of them.
+        from tiny_harness.service.runtime import run_worker, serve
+
         runner = serve(settings) if args.command == "serve" else run_worker(settings)
         asyncio.run(_until_signalled(runner))
     except (ConfigError, ScriptError) as error:

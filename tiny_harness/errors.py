@@ -59,6 +59,9 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     │                                    would leave the task with no admin
     ├── HelpDecisionError                a help decision is malformed or breaks the task's rules
     ├── A2uiMessageError                 an A2UI message in a part or an emit_ui call is invalid
+    ├── AgentCallError                   a call a client surface (the TUI) makes fails
+    │   ├── AgentUnreachableError        no answer: refused, reset, timed out (try again later)
+    │   └── AgentRefusalError(a2a_code)  the agent answered with an A2A error
     └── ProviderError(provider, status)  a call to a model provider failed (see subclasses)
         ├── RetryableProviderError       rate limit, 5xx, timeout or lost connection: try again
         ├── ProviderRequestError         the provider refused the request (other 4xx): final
@@ -572,3 +575,29 @@ class A2uiMessageError(TinyHarnessError):
     surface the task has not created."""
 
     code = "a2ui.invalid"
+
+
+class AgentCallError(TinyHarnessError):
+    """Raised by a client surface (the terminal UI) when a call to the agent it shows
+    fails; the message is fit to show a person."""
+
+    code = "client.call_failed"
+
+
+class AgentUnreachableError(AgentCallError):
+    """Raised when the agent gives no answer (connection refused or reset, a timeout, a
+    broken stream): the surface says so and tries again later."""
+
+    code = "client.unreachable"
+
+
+class AgentRefusalError(AgentCallError):
+    """Raised when the agent answers a call with an A2A error; `a2a_code` is its JSON-RPC
+    error code (None when the SDK knows none for it) and `reason` the error's name."""
+
+    code = "client.refused"
+
+    def __init__(self, message: str, *, reason: str, a2a_code: int | None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.a2a_code = a2a_code

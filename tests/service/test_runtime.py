@@ -14,7 +14,7 @@ from a2a.utils.errors import UnsupportedOperationError
 from temporalio.testing import WorkflowEnvironment
 
 from tests.service.serve_process import ServeProcess
-from tests.support import collect, send_request, states
+from tests.support import collect, first_event, send_request, states
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
@@ -91,7 +91,7 @@ async def test_restart_while_waiting_for_input_loses_nothing(
 
         await serve.start()
         client = await a2a_client(serve.url, http)
-        (parked,) = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        parked = await first_event(client.subscribe(SubscribeToTaskRequest(id=task_id)))
         # The restarted server shows the task exactly as it was left: waiting, the question
         # its status, the first message in its history.
         assert parked.task.status == first[-1].status_update.status

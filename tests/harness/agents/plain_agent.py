@@ -6,6 +6,8 @@ Its executor answers by the text of the message:
     "ask"     INPUT_REQUIRED "what next?"; the reply completes it with "echo: <reply>"
               (a tiny-harness brief whose goal is "ask" too)
     "auth"    AUTH_REQUIRED "sign in"; the reply completes it the same way
+    "odd"     COMPLETED with an artifact of parts of every kind: HTML text, a file's
+              bytes, a file's URL, JSON data
     other     WORKING, then COMPLETED with "echo: <text>"
 
 `Recorder`, an ASGI middleware in front of the routes, keeps each request's path, JSON-RPC
@@ -38,8 +40,10 @@ from a2a.types import (
     AgentExtension,
     AgentInterface,
     AgentSkill,
+    Part,
     TaskState,
 )
+from google.protobuf.struct_pb2 import Value
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -71,6 +75,9 @@ class PlainExecutor(AgentExecutor):
             await asyncio.Event().wait()  # until the framework cancels this execution
         elif text == "auth" or text.endswith("Goal: auth"):
             await updater.requires_auth(updater.new_agent_message([new_text_part("sign in")]))
+        elif text == "odd":
+            await updater.add_artifact(odd_parts(), name="odd parts")
+            await updater.complete()
         elif text == "ask" or text.endswith("Goal: ask"):
             await updater.requires_input(updater.new_agent_message([new_text_part("what next?")]))
         else:
@@ -81,6 +88,18 @@ class PlainExecutor(AgentExecutor):
         if context.task_id is None or context.context_id is None:
             raise ValueError("cancel needs a task")
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
+
+
+def odd_parts() -> list[Part]:
+    """One part of each kind, none of them Markdown."""
+    data = Value()
+    data.struct_value.update({"rows": 2, "ok": True})
+    return [
+        Part(text="<b>bold</b>", media_type="text/html"),
+        Part(raw=b"%PDF-1.7 tiny", filename="report.pdf", media_type="application/pdf"),
+        Part(url="https://files.example/plan.png", filename="plan.png", media_type="image/png"),
+        Part(data=data, media_type="application/json"),
+    ]
 
 
 @dataclass

@@ -18,6 +18,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from tests.support import (
     RunningHarness,
     collect,
+    first_event,
     llm_requests,
     running_harness,
     send_request,
@@ -126,7 +127,7 @@ async def test_log_replays_whole_across_continue_as_new(
             e.SerializeToString(deterministic=True) for e in first
         ]
         # A subscriber gets the parked task as it stands, its whole history in it.
-        (parked,) = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
+        parked = await first_event(client.subscribe(SubscribeToTaskRequest(id=task_id)))
         assert parked.task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
         assert parked.task.history[0].parts[0].text == "go"
         rest = await collect(client.send_message(send_request("yes", task_id=task_id)))

@@ -17,13 +17,12 @@ request, response or token.
 
 A stream (`send_message`, `subscribe`) is closed on every exit: when the caller stops
 reading and closes the generator, the HTTP response under it is closed at once, so the
-agent sees the connection end (see `_OPENED`).
+agent sees the connection end (`sdk_streams.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
-from contextvars import ContextVar
 from datetime import timedelta
 from typing import Final, Self
 
@@ -56,6 +55,7 @@ from packaging.version import InvalidVersion, Version
 from tiny_harness.config import RemoteAgentSpec
 from tiny_harness.errors import AgentUnavailableError, UnsupportedExtensionError
 from tiny_harness.harness.agents.agent import Agent, Updates
+from tiny_harness.harness.agents.sdk_streams import closing_stream, track_responses
 from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI
 from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
 from tiny_harness.harness.entities import EntityKind, EntityRef
@@ -90,20 +90,6 @@ _MAX_QUOTED: Final = 200
 _CLIENT_ERRORS: Final = (A2AError, httpx.HTTPError, ParseError, ValueError)
 """What the SDK client raises: A2A errors mapped from the agent's answers, transport errors
 (A2AClientError), and what escapes its parsing (protobuf ParseError, ValueError)."""
-
-_OPENED: ContextVar[list[httpx.Response] | None] = ContextVar("remote_agent_opened", default=None)
-"""The HTTP responses opened while a stream of ours is being advanced.
-
-The SDK's stream is a chain of async generators; closing the outer one leaves the inner ones,
-and the response they hold, to the garbage collector. So a response hook on our httpx client
-notes every response opened while one of our streams takes a step, and the stream closes
-them itself when it ends."""
-
-
-async def _note_response(response: httpx.Response) -> None:
-    opened = _OPENED.get()
-    if opened is not None:
-        opened.append(response)
 
 
 def card_refusal(card: AgentCard) -> str | None:
@@ -192,8 +178,7 @@ class RemoteAgent(Agent):
             reason = card_refusal(card)
             if reason is not None:
                 raise UnsupportedExtensionError(f"agent {spec.id!r}: {reason}", agent=spec.id)
-            if _note_response not in client_http.event_hooks["response"]:
-                client_http.event_hooks["response"].append(_note_response)
+            track_responses(client_http)
             config = ClientConfig(
                 streaming=True,
                 httpx_client=client_http,
@@ -319,7 +304,7 @@ class RemoteAgent(Agent):
             parameters[PARTICIPANT_HEADER] = participant
         return ClientCallContext(service_parameters=parameters, timeout=timeout)
 
-    async def _stream(
+    def _stream(
         self,
         operation: str,
         open_stream: Callable[[], AsyncIterator[StreamResponse]],
@@ -332,27 +317,19 @@ class RemoteAgent(Agent):
         would leave this one (and the response it closes) to the garbage collector.
         A `refusal` is raised on the first step, before anything is sent.
         """
-        if refusal is not None:
-            raise AgentUnavailableError(
+        refused = (
+            AgentUnavailableError(
                 f"agent {self.agent_id!r}: {operation} refused: {refusal}", agent=self.agent_id
             )
-        opened: list[httpx.Response] = []
-        stream = open_stream()
-        try:
-            while True:
-                noting = _OPENED.set(opened)
-                try:
-                    event = await anext(stream)
-                except StopAsyncIteration:
-                    return
-                except _CLIENT_ERRORS as error:
-                    raise self._unavailable(operation, error) from None
-                finally:
-                    _OPENED.reset(noting)
-                yield event
-        finally:
-            await _close_all(opened)
-            await _aclose(stream)
+            if refusal is not None
+            else None
+        )
+        return closing_stream(
+            open_stream,
+            errors=_CLIENT_ERRORS,
+            mapped=lambda error: self._unavailable(operation, error),
+            refusal=refused,
+        )
 
     def _unavailable(self, operation: str, error: BaseException) -> AgentUnavailableError:
         """The error for a failed call: the operation and the failure's type, no text."""
@@ -381,13 +358,3 @@ async def _fetch_card(spec: RemoteAgentSpec, http: httpx.AsyncClient) -> AgentCa
             f"agent {spec.id!r}: its card cannot be fetched or parsed ({type(error).__name__})",
             agent=spec.id,
         ) from None
-
-
-async def _close_all(responses: Iterable[httpx.Response]) -> None:
-    for response in responses:
-        await response.aclose()
-
-
-async def _aclose(stream: AsyncIterator[StreamResponse]) -> None:
-    if isinstance(stream, AsyncGenerator):
-        await stream.aclose()

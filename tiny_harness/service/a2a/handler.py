@@ -73,11 +73,11 @@ from tiny_harness.service.a2a.access import (
     owner_of,
 )
 from tiny_harness.service.a2a.admission import admit, sets_participants
-from tiny_harness.service.a2a.bridge import follow
+from tiny_harness.service.a2a.bridge import follow, logged_events
 from tiny_harness.service.a2a.channels import check_membership, record_channel_messages
 from tiny_harness.service.a2a.listing import list_tasks
 from tiny_harness.service.a2a.push_configs import PushConfigOperations
-from tiny_harness.service.durable.event_log import INTERRUPTED_STATES, TERMINAL_STATES
+from tiny_harness.service.durable.event_log import TERMINAL_STATES
 from tiny_harness.service.durable.gateway import TaskGateway, check_reply
 from tiny_harness.service.durable.models import InboxReceipt, TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
@@ -244,15 +244,17 @@ class HarnessRequestHandler(RequestHandler):
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
         """The task as it stands (A2A 1.0 3.1.6: the first event is the current Task), then
-        every event after it, until the task is final or waits for input."""
+        every event after it until the task is final.
+
+        Unlike a send's stream, this one stays open through INPUT_REQUIRED and
+        AUTH_REQUIRED (3.1.6: it terminates at a terminal state), so a subscriber hears the
+        reply someone else sends and how the task ends."""
         snap = await self._visible(params.id, context, "subscribe to")
         if snap.task.status.state in TERMINAL_STATES:
             raise UnsupportedOperationError(message=f"task {params.id} is in a final state")
         yield snap.task
-        if snap.task.status.state in INTERRUPTED_STATES:
-            return  # the stream pauses where the task does, as a send's stream does
-        async for event in follow(self._gateway, params.id, snap.version):
-            yield _payload(event)
+        async for logged in logged_events(self._gateway, params.id, snap.version):
+            yield _payload(logged.event)
 
     async def _visible(
         self, task_id: str, context: ServerCallContext, operation: str

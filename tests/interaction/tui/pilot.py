@@ -1,0 +1,70 @@
+"""Driving the terminal UI in tests: Textual's headless pilot against a real harness."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from tiny_harness.interaction.tui.app import TinyHarnessApp
+from tiny_harness.interaction.tui.timeline import Entry
+from tiny_harness.interaction.tui.widgets.blocks import Block
+
+SIZE = (120, 40)
+"""The terminal size every test runs at."""
+
+
+async def until(
+    pilot: Pilot[None], condition: Callable[[], bool], what: str, *, within: float = 30
+) -> None:
+    """Let the app run until `condition` holds; fail naming `what` after `within` s."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+async def connected(pilot: Pilot[None]) -> TinyHarnessApp:
+    """The app, once it has read the agent's card."""
+    app = pilot.app
+    assert isinstance(app, TinyHarnessApp)
+    await until(pilot, lambda: app.connection is not None, "the agent card")
+    return app
+
+
+async def type_and_send(pilot: Pilot[None], text: str) -> None:
+    """Type `text` into the message box and press Enter, as a person would."""
+    app = pilot.app
+    assert isinstance(app, TinyHarnessApp)
+    app.action_focus_composer()
+    await pilot.press(*text)
+    await pilot.press("enter")
+
+
+def blocks(app: TinyHarnessApp) -> list[Entry]:
+    """The entries the conversation shows, in order."""
+    return [block.entry for block in app.query(Block)]
+
+
+def texts(app: TinyHarnessApp, kind: str) -> list[str]:
+    """The text of every shown entry of `kind`."""
+    return [
+        " ".join(p.text for p in entry.parts if p.kind == "markdown")
+        for entry in blocks(app)
+        if entry.kind == kind
+    ]
+
+
+def final_state(app: TinyHarnessApp) -> str:
+    """The open task's state name once it is final, else ""."""
+    timeline = app.timeline
+    return timeline.state_name if timeline is not None and timeline.final else ""
+
+
+def statics(app: TinyHarnessApp, selector: str) -> list[str]:
+    """The text of every Static matching `selector`."""
+    return [str(widget.render()) for widget in app.query(selector) if isinstance(widget, Static)]

@@ -1,0 +1,308 @@
+"""The terminal UI as a person uses it: Textual's headless pilot drives the real app, which
+talks A2A through the a2a-sdk client to a real harness on 127.0.0.1 (the shared dev server,
+the scripted model) or to a plain a2a-sdk agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from a2a.types import GetTaskRequest, ListTasksRequest, TaskState
+from temporalio.client import Client
+from textual.widgets import Button, Tree
+
+from tests.harness.agents.plain_agent import plain_agent
+from tests.interaction.tui.pilot import (
+    SIZE,
+    blocks,
+    connected,
+    final_state,
+    statics,
+    texts,
+    type_and_send,
+    until,
+)
+from tests.support import as_participant, collect, llm_requests, running_harness, send_request
+from tiny_harness.harness.models.llm import UserItem
+from tiny_harness.interaction.tui.app import TinyHarnessApp
+from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
+from tiny_harness.interaction.tui.widgets.banner import ConnectionBanner
+from tiny_harness.interaction.tui.widgets.blocks import QuestionBlock
+from tiny_harness.interaction.tui.widgets.plan_panel import PlanPanel
+from tiny_harness.interaction.tui.widgets.task_list import TaskList
+
+PLAN_THEN_ANSWER = """
+turns:
+  - text: "Planning."
+    tool_calls:
+      - name: create_plan
+        arguments: {steps: [{id: a, name: look}, {id: b, name: answer, depends_on: [a]}]}
+  - tool_calls:
+      - {name: complete_step, arguments: {step_id: a, output: looked}}
+      - {name: complete_step, arguments: {step_id: b, output: answered}}
+  - text: "The answer is **42**."
+"""
+
+ASK_COLOUR = """
+turns:
+  - tool_calls:
+      - name: ask_participant
+        arguments: {question: "Which colour?", options: [red, blue]}
+  - when: "(?i)blue"
+    text: "Blue it is."
+  - text: "Not blue, then."
+"""
+
+SLOW = """
+turns:
+  - text: "Working on it."
+    tool_calls:
+      - name: create_plan
+        arguments: {steps: [{id: a, name: wait}]}
+  - delay_seconds: 4
+    tool_calls: [{name: complete_step, arguments: {step_id: a, output: waited}}]
+  - text: "Done after the wait."
+"""
+
+PICK_A_SIZE = """
+turns:
+  - tool_calls:
+      - name: emit_ui
+        arguments:
+          text: "Pick a size"
+          messages:
+            - {version: v0.9.1, createSurface: {surfaceId: sizes,
+               catalogId: "https://a2ui.org/specification/v0_9/basic_catalog.json"}}
+            - {version: v0.9.1, updateComponents: {surfaceId: sizes, components: [
+                {id: root, component: Column, children: [title, pick]},
+                {id: title, component: Text, text: "Shirt size", variant: h2},
+                {id: pick, component: Button, child: label,
+                 action: {event: {name: choose, context: {size: "M"}}}},
+                {id: label, component: Text, text: "Medium"}]}}
+      - {name: ask_participant, arguments: {question: "Which size?"}}
+  - when: "UI action 'choose'"
+    text: "Size chosen."
+  - text: "No size chosen."
+"""
+
+
+async def test_a_message_streams_in_as_progress_plan_and_answer(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h:
+        app = TinyHarnessApp(h.url, participant="alice")
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await type_and_send(pilot, "What is the answer?")
+            await until(pilot, lambda: final_state(app) != "", "the task to end")
+            await until(pilot, lambda: len(app.query_one(TaskList).options) == 1, "the list")
+
+            assert final_state(app) == "TASK_STATE_COMPLETED"
+            assert texts(app, "user") == ["What is the answer?"]
+            assert texts(app, "agent")[0] == "Planning."
+            assert texts(app, "artifact") == ["The answer is **42**."]
+            assert app.timeline is not None
+            assert [(s.name, s.status) for s in app.timeline.steps()] == [
+                ("look", "done"),
+                ("answer", "done"),
+            ]
+            plan = str(app.query_one(PlanPanel).render())
+            assert "✓ look" in plan
+            assert "✓ answer" in plan
+            row = str(app.query_one(TaskList).get_option_at_index(0).prompt)
+            assert "done" in row
+            assert "What is the answer?" in row
+
+
+@pytest.mark.parametrize("how", ["click", "key"])
+async def test_a_question_is_answered_by_its_option_and_the_task_completes(
+    temporal_client: Client, tmp_path: Path, how: str
+) -> None:
+    async with running_harness(temporal_client, tmp_path, ASK_COLOUR) as h:
+        app = TinyHarnessApp(h.url, participant="alice")
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await type_and_send(pilot, "Paint the fence")
+            await until(pilot, lambda: bool(app.query(QuestionBlock)), "the question")
+            question = app.query_one(QuestionBlock)
+            labels = [str(b.label) for b in question.query(Button)]
+            assert labels == ["1 red", "2 blue"]
+            if how == "click":
+                await pilot.click(question.query(Button)[1])
+            else:
+                await pilot.press("2")  # the message box is empty: the digit picks
+            await until(pilot, lambda: final_state(app) != "", "the task to end")
+
+            assert final_state(app) == "TASK_STATE_COMPLETED"
+            assert texts(app, "user") == ["Paint the fence", "blue"]
+            assert texts(app, "artifact") == ["Blue it is."]
+            assert question.has_class("answered")
+            task = await (await h.client()).get_task(
+                GetTaskRequest(id=app.timeline.task_id if app.timeline else ""),
+                context=as_participant("alice"),
+            )
+            assert task.status.state == TaskState.TASK_STATE_COMPLETED
+
+
+async def test_cancel_asks_first_then_ends_the_task_canceled(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, SLOW) as h:
+        app = TinyHarnessApp(h.url, participant="alice")
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await type_and_send(pilot, "take your time")
+            await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
+            await pilot.press("ctrl+x")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+            await pilot.press("y")
+            await until(pilot, lambda: final_state(app) != "", "the task to end")
+
+            assert final_state(app) == "TASK_STATE_CANCELED"
+            assert texts(app, "final") == ["Task canceled: canceled by request"]
+            assert app.timeline is not None
+            assert [s.status for s in app.timeline.steps()] == ["failed"]
+
+
+async def test_declining_the_confirmation_leaves_the_task_running(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, SLOW) as h:
+        app = TinyHarnessApp(h.url, participant="alice")
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await type_and_send(pilot, "take your time")
+            await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
+            await pilot.press("ctrl+x")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+            await pilot.press("n")
+            await until(pilot, lambda: final_state(app) != "", "the task to end")
+            assert final_state(app) == "TASK_STATE_COMPLETED"
+
+
+async def test_the_list_shows_only_the_callers_tasks_and_reopens_one(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h:
+        client = await h.client()
+        for who, text in (("alice", "alice's question"), ("bob", "bob's question")):
+            await collect(client.send_message(send_request(text), context=as_participant(who)))
+        app = TinyHarnessApp(h.url, participant="alice")
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            tasks = app.query_one(TaskList)
+            await until(pilot, lambda: tasks.option_count > 0, "the list")
+            rows = [str(tasks.get_option_at_index(i).prompt) for i in range(tasks.option_count)]
+            assert len(rows) == 1
+            assert "alice's question" in rows[0]
+
+            tasks.focus()
+            tasks.highlighted = 0
+            await pilot.press("enter")  # GetTask, then the whole conversation
+            await until(pilot, lambda: bool(texts(app, "artifact")), "the reopened task")
+            assert texts(app, "user") == ["alice's question"]
+            assert texts(app, "artifact") == ["The answer is **42**."]
+            assert final_state(app) == "TASK_STATE_COMPLETED"
+        bobs = await client.list_tasks(ListTasksRequest(), context=as_participant("bob"))
+        assert len(bobs.tasks) == 1
+
+
+async def test_a_server_restart_mid_task_shows_a_banner_and_every_event_once(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, SLOW) as h:
+        app = TinyHarnessApp(h.url, participant="alice")
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await type_and_send(pilot, "survive a restart")
+            await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
+            banner = app.query_one(ConnectionBanner)
+            async with h.outage():
+                await until(pilot, lambda: banner.display, "the banner", within=15)
+                assert "Cannot reach the agent" in str(banner.render())
+            await until(pilot, lambda: final_state(app) != "", "the task to end")
+            await until(pilot, lambda: not banner.display, "the banner to go")
+
+            assert final_state(app) == "TASK_STATE_COMPLETED"
+            shown = blocks(app)
+            assert len({e.id for e in shown}) == len(shown)
+            task = await (await h.client()).get_task(
+                GetTaskRequest(id=app.timeline.task_id if app.timeline else ""),
+                context=as_participant("alice"),
+            )
+            # Exactly what the task holds: every message once, the answer once.
+            assert [e.id for e in shown if e.kind != "artifact"] == [
+                m.message_id for m in task.history
+            ]
+            assert texts(app, "artifact") == ["Done after the wait."]
+
+
+async def test_an_a2ui_button_press_reaches_the_model(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, PICK_A_SIZE) as h:
+        app = TinyHarnessApp(h.url, participant="alice")
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await type_and_send(pilot, "order a shirt")
+            await until(pilot, lambda: bool(app.query("#a2ui--sizes--pick")), "the surface")
+            assert "Shirt size" in statics(app, ".a2ui-h2")
+            button = app.query_one("#a2ui--sizes--pick", Button)
+            assert str(button.label) == "Medium"
+            await pilot.click(button)
+            await until(pilot, lambda: final_state(app) != "", "the task to end")
+
+            assert texts(app, "artifact") == ["Size chosen."]
+            task_id = app.timeline.task_id if app.timeline else ""
+        requests = await llm_requests(temporal_client, task_id)
+        seen = [i.text for i in requests[-1].input if isinstance(i, UserItem)]
+        assert any("UI action 'choose' on surface 'sizes', component 'pick'" in t for t in seen)
+        assert any('"size": "M"' in t for t in seen)
+
+
+async def test_any_a2a_agent_works_and_parts_it_cannot_show_are_placeholders() -> None:
+    async with plain_agent() as agent:
+        app = TinyHarnessApp(agent.url)
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await type_and_send(pilot, "odd")
+            await until(pilot, lambda: final_state(app) != "", "the task to end")
+
+            assert final_state(app) == "TASK_STATE_COMPLETED"
+            assert statics(app, ".part-placeholder") == ["[text part (text/html) — not shown here]"]
+            files = statics(app, ".part-file")
+            assert any("report.pdf" in f and "application/pdf" in f for f in files)
+            assert any("plan.png" in f and "https://files.example/plan.png" in f for f in files)
+            assert len(app.query(Tree)) == 1  # the JSON data
+            assert not app.query_one(PlanPanel).display  # no plan: the extension is not there
+            assert agent.rpc_calls("SendStreamingMessage")
+
+
+async def test_auth_required_shows_the_agents_message_and_sends_nothing_itself() -> None:
+    async with plain_agent() as agent:
+        app = TinyHarnessApp(agent.url)
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await type_and_send(pilot, "auth")
+            await until(pilot, lambda: bool(texts(app, "auth")), "the auth request")
+            assert texts(app, "auth") == ["sign in"]
+            await pilot.pause(0.5)
+            sent = agent.rpc_calls("SendStreamingMessage") + agent.rpc_calls("SendMessage")
+            assert len(sent) == 1  # only the person's own message
+
+
+async def test_a_refused_call_shows_the_a2a_error_and_keeps_the_app_running(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h:
+        app = TinyHarnessApp(h.url, participant="alice")
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await connected(pilot)
+            app.open_task("no-such-task")
+            await until(pilot, lambda: bool(app.query("Toast")), "the error")
+            toast = " ".join(str(t.render()) for t in app.query("Toast"))
+            assert "TaskNotFoundError" in toast
+            assert "-32001" in toast
+            await type_and_send(pilot, "still works")
+            await until(pilot, lambda: final_state(app) != "", "the next task")
+            assert final_state(app) == "TASK_STATE_COMPLETED"

@@ -1,0 +1,427 @@
+"""`TinyHarnessApp`: the terminal UI, a plain A2A client in which a person lives with tasks.
+
+    ┌ header: the agent's name, who you are ────────────────────────────────────┐
+    │ banner (only while the agent cannot be reached)                           │
+    │ tasks (ListTasks,   │ the open task: blocks streamed in   │ plan and      │
+    │ a badge each)       │ composer                            │ sub-tasks     │
+    └ footer: the keys ─────────────────────────────────────────────────────────┘
+
+One stream per open task: a message is sent with SendStreamingMessage and, when that
+stream pauses (INPUT_REQUIRED) or breaks, the task is followed with SubscribeToTask, which
+opens with the whole task, so the `Timeline` shows every event exactly once however often
+the connection drops. While the agent cannot be reached a banner says so and the app tries
+again with backoff (0.5 s doubling to 8 s). A failed call never shows a traceback: a refusal
+is a notification with the A2A error's name and code; a message that was not sent goes back
+into the composer.
+
+Run with: tiny-harness tui [--url URL] [--as NAME]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import ClassVar, Final
+
+from a2a.helpers import new_data_part, new_text_message
+from a2a.types import Message, Role, StreamResponse
+from pydantic import JsonValue
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Header, OptionList, Static
+
+from tiny_harness.errors import AgentCallError, AgentRefusalError, AgentUnreachableError
+from tiny_harness.interaction.a2ui.messages import A2UI_MEDIA_TYPE, A2UI_VERSION
+from tiny_harness.interaction.tui.a2ui import A2uiSurface
+from tiny_harness.interaction.tui.connection import DEFAULT_URL, AgentConnection
+from tiny_harness.interaction.tui.keys import KEYS, OPTION_KEYS
+from tiny_harness.interaction.tui.screens.card import CardScreen
+from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
+from tiny_harness.interaction.tui.timeline import Change, Timeline
+from tiny_harness.interaction.tui.widgets.banner import ConnectionBanner
+from tiny_harness.interaction.tui.widgets.blocks import QuestionBlock
+from tiny_harness.interaction.tui.widgets.composer import Composer
+from tiny_harness.interaction.tui.widgets.conversation import Conversation
+from tiny_harness.interaction.tui.widgets.plan_panel import PlanPanel
+from tiny_harness.interaction.tui.widgets.task_list import TaskList, badge, task_title
+
+__all__ = ["TinyHarnessApp"]
+
+LIST_REFRESH_SECONDS: Final = 5.0
+BACKOFF_FIRST: Final = 0.5
+BACKOFF_MAX: Final = 8.0
+
+type ConnectionFactory = Callable[[str, str], Awaitable[AgentConnection]]
+
+
+async def _open_connection(url: str, participant: str) -> AgentConnection:
+    return await AgentConnection.open(url, participant=participant)
+
+
+class TinyHarnessApp(App[None]):
+    """The terminal UI of one agent, as one participant."""
+
+    CSS_PATH = str(Path(__file__).with_name("app.tcss"))
+    TITLE = "tiny-harness"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(key, action, label, priority=key == "ctrl+x") for key, action, label in KEYS),
+        *(Binding(k, f"choose({k})", f"Option {k}", show=False) for k in OPTION_KEYS),
+    ]
+
+    def __init__(
+        self,
+        url: str = DEFAULT_URL,
+        *,
+        participant: str = "",
+        connect: ConnectionFactory = _open_connection,
+    ) -> None:
+        super().__init__()
+        self.url = url
+        self.participant = participant
+        self._connect = connect
+        self.connection: AgentConnection | None = None
+        self.timeline: Timeline | None = None
+        self._titles: dict[str, str] = {}
+        self.sub_title = f"as {participant}" if participant else "anonymous"
+
+    def compose(self) -> Iterator[Widget]:
+        """The header, the banner, three panes and the footer."""
+        yield Header()
+        yield ConnectionBanner(id="banner")
+        with Horizontal(id="main"):
+            yield TaskList(id="tasks")
+            with Vertical(id="center"):
+                yield Static("", id="task-header")
+                yield Conversation(id="conversation")
+                yield Composer(id="composer")
+            yield PlanPanel(id="plan")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Called when the app starts: reach the agent, then keep the list current."""
+        self.query_one(TaskList).border_title = "Tasks"
+        self.query_one(PlanPanel).display = False
+        self._set_mode()
+        self.query_one(Composer).focus()
+        self._start()
+        self.set_interval(LIST_REFRESH_SECONDS, self._list_tick)
+
+    async def on_unmount(self) -> None:
+        """Called when the app ends: close the connection."""
+        if self.connection is not None:
+            await self.connection.aclose()
+
+    # ---- reaching the agent ------------------------------------------------------------
+
+    @work(exclusive=True, group="connect")
+    async def _start(self) -> None:
+        delay = BACKOFF_FIRST
+        while self.connection is None:
+            try:
+                self.connection = await self._connect(self.url, self.participant)
+            except AgentCallError as error:
+                self.query_one(ConnectionBanner).down(f"{self.url}: {error.message}", delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF_MAX)
+        self.query_one(ConnectionBanner).up()
+        self.title = self.connection.card.name or "agent"
+        self.refresh_tasks()
+
+    def _list_tick(self) -> None:
+        if self.connection is not None:
+            self.refresh_tasks()
+
+    @work(exclusive=True, group="list")
+    async def refresh_tasks(self) -> None:
+        """Read the caller's tasks (ListTasks) and redraw the list."""
+        if self.connection is None:
+            return
+        try:
+            tasks = await self.connection.list_tasks()
+        except AgentUnreachableError:
+            return  # the open task's stream shows the banner; the next tick tries again
+        except AgentCallError as error:
+            self._refused(error)
+            return
+        self.query_one(TaskList).show(tasks, titles=self._titles)
+
+    # ---- the open task -----------------------------------------------------------------
+
+    def open_task(self, task_id: str) -> None:
+        """Show a task from the list: GetTask, then follow it while it is not final."""
+        if self.timeline is not None and self.timeline.task_id == task_id:
+            return
+        self.timeline = Timeline(task_id)
+        self._stream(self._reopen(self.timeline))
+
+    async def _reopen(self, timeline: Timeline) -> None:
+        await self.query_one(Conversation).clear()
+        self._show_panels(timeline)
+        connection = self._require()
+        try:
+            task = await connection.get_task(timeline.task_id)
+        except AgentUnreachableError:
+            pass  # following retries until the agent answers
+        except AgentCallError as error:
+            self._refused(error, prefix="Cannot open the task")
+            if self.timeline is timeline:
+                await self._close_task()  # nothing is open: the next message starts a task
+            return
+        else:
+            await self._apply(timeline, StreamResponse(task=task))
+        await self._follow(timeline)
+
+    async def _follow(self, timeline: Timeline) -> None:
+        """SubscribeToTask until the task is final, reconnecting with backoff."""
+        connection = self._require()
+        banner = self.query_one(ConnectionBanner)
+        delay = BACKOFF_FIRST
+        while not timeline.final and self.timeline is timeline:
+            try:
+                async for event in connection.subscribe(timeline.task_id):
+                    banner.up()
+                    delay = BACKOFF_FIRST
+                    await self._apply(timeline, event)
+            except AgentUnreachableError as error:
+                banner.down(error.message, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF_MAX)
+            except AgentRefusalError as error:
+                banner.up()
+                await self._settle(timeline, error)
+                return
+
+    async def _settle(self, timeline: Timeline, refusal: AgentRefusalError) -> None:
+        """A subscription refused: a task that ended meanwhile is read once more."""
+        try:
+            task = await self._require().get_task(timeline.task_id)
+        except AgentCallError:
+            self._refused(refusal)
+            return
+        await self._apply(timeline, StreamResponse(task=task))
+        if not timeline.final:
+            self._refused(refusal)
+
+    async def _apply(self, timeline: Timeline, event: StreamResponse) -> Change:
+        change = timeline.apply(event)
+        if timeline is self.timeline and not change.empty:
+            await self.query_one(Conversation).show(change, timeline)
+            self._show_panels(timeline)
+            if change.state:
+                self.refresh_tasks()
+        return change
+
+    def _show_panels(self, timeline: Timeline) -> None:
+        header = badge(timeline.state) if timeline.task_id else None
+        title = self._titles.get(timeline.task_id, "")
+        if header is not None:
+            header.append(title or timeline.task_id)
+        self.query_one("#task-header", Static).update(header or "")
+        self.query_one(PlanPanel).show(timeline)
+        self._set_mode()
+
+    def _set_mode(self) -> None:
+        timeline = self.timeline
+        composer = self.query_one(Composer)
+        question = timeline.question if timeline else None
+        composer.options_open = bool(question and question.options)
+        if timeline is None:
+            composer.set_mode("new")
+        elif timeline.final:
+            composer.set_mode("follow-up")
+        elif question is not None:
+            composer.set_mode("reply")
+        else:
+            composer.set_mode("busy" if timeline.task_id else "new")
+
+    # ---- sending ------------------------------------------------------------------------
+
+    def send_text(self, text: str) -> None:
+        """Send what the person typed: a new task, a reply, or a follow-up."""
+        self.send(new_text_message(text, role=Role.ROLE_USER), typed=text)
+
+    def send(self, message: Message, *, typed: str = "") -> None:
+        """Send `message` on the open task (or start one); `typed` goes back into the
+        composer if the message cannot be sent."""
+        timeline = self.timeline
+        if timeline is None or not timeline.task_id or timeline.final:
+            context = timeline.context_id if timeline is not None else ""
+            timeline = self.timeline = Timeline()
+            if context:
+                message.context_id = context
+        else:
+            message.task_id = timeline.task_id
+            message.context_id = timeline.context_id
+        self._stream(self._send(timeline, message, typed))
+
+    async def _send(self, timeline: Timeline, message: Message, typed: str) -> None:
+        conversation = self.query_one(Conversation)
+        new = not timeline.task_id
+        if new:
+            await conversation.clear()
+        await conversation.show(timeline.add_user(message), timeline)
+        try:
+            async for event in self._require().send(message):
+                if new and event.HasField("task") and typed:
+                    self._titles.setdefault(event.task.id, task_title(event.task) or typed)
+                await self._apply(timeline, event)
+        except AgentUnreachableError as error:
+            if not timeline.task_id:
+                self._not_sent(error, typed)
+                return
+        except AgentCallError as error:
+            self._not_sent(error, typed)
+            if not timeline.task_id:
+                return
+        self.refresh_tasks()
+        await self._follow(timeline)
+
+    def _not_sent(self, error: AgentCallError, typed: str) -> None:
+        self._refused(error, prefix="Not sent")
+        composer = self.query_one(Composer)
+        if typed and not composer.value:
+            composer.value = typed
+
+    def _stream(self, job: Awaitable[None]) -> None:
+        """Run `job` as the one stream of the open task (any earlier one is cancelled)."""
+        self.run_worker(job, group="stream", exclusive=True, exit_on_error=False)
+
+    def _require(self) -> AgentConnection:
+        if self.connection is None:
+            raise AgentUnreachableError(f"not connected to {self.url} yet")
+        return self.connection
+
+    def _refused(self, error: AgentCallError, *, prefix: str = "") -> None:
+        where = ""
+        if isinstance(error, AgentRefusalError):
+            where = f" [{error.reason}{f' {error.a2a_code}' if error.a2a_code else ''}]"
+        head = f"{prefix}: " if prefix else ""
+        self.notify(f"{head}{error.message}{where}", severity="error", timeout=8)
+
+    # ---- what the person does ------------------------------------------------------------
+
+    def on_input_submitted(self, event: Composer.Submitted) -> None:
+        """Called when Enter is pressed in the composer."""
+        text = event.value.strip()
+        if not text:
+            return
+        if self.connection is None:
+            self.notify("Not connected yet: the message stays in the box.", severity="warning")
+            return
+        event.input.value = ""
+        self.send_text(text)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Called when a task in the list is chosen."""
+        if event.option.id is not None and self.connection is not None:
+            self.open_task(event.option.id)
+            self.query_one(Composer).focus()
+
+    def on_question_block_chosen(self, event: QuestionBlock.Chosen) -> None:
+        """Called when an option of the open question is pressed."""
+        self.send_text(event.option)
+
+    def on_composer_option_key(self, event: Composer.OptionKey) -> None:
+        """Called when a digit is typed into the empty composer."""
+        self.action_choose(event.number)
+
+    def on_a2ui_surface_action_taken(self, event: A2uiSurface.ActionTaken) -> None:
+        """Called when a person presses a button of an A2UI surface: send the action."""
+        body: dict[str, JsonValue] = {
+            "version": A2UI_VERSION,
+            "action": {
+                "name": event.name,
+                "surfaceId": event.surface_id,
+                "sourceComponentId": event.component_id,
+                "timestamp": _now_iso(),
+                "context": event.context,
+            },
+        }
+        message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER)
+        message.parts.append(new_data_part(body, media_type=A2UI_MEDIA_TYPE))
+        self.send(message)
+
+    # ---- actions (keys and the palette) ------------------------------------------------------
+
+    async def action_new_task(self) -> None:
+        """Leave the open task; the next message starts a new one."""
+        self.workers.cancel_group(self, "stream")
+        await self._close_task()
+        self.query_one(Composer).focus()
+
+    async def _close_task(self) -> None:
+        self.timeline = None
+        self.query_one("#task-header", Static).update("")
+        self.query_one(PlanPanel).display = False
+        await self.query_one(Conversation).clear()
+        self._set_mode()
+
+    def action_cancel_task(self) -> None:
+        """Cancel the open task, after asking."""
+        timeline = self.timeline
+        if timeline is None or not timeline.task_id or timeline.final:
+            self.notify("No running task is open.", severity="warning")
+            return
+        question = f"Cancel the task {self._titles.get(timeline.task_id) or timeline.task_id}?"
+        self.push_screen(ConfirmScreen(question, yes="Cancel task", no="Keep"), self._cancel_if)
+
+    def _cancel_if(self, yes: bool | None) -> None:
+        if yes and self.timeline is not None:
+            self._cancel(self.timeline)
+
+    @work(group="cancel")
+    async def _cancel(self, timeline: Timeline) -> None:
+        try:
+            task = await self._require().cancel(timeline.task_id)
+        except AgentCallError as error:
+            self._refused(error, prefix="Not canceled")
+            return
+        await self._apply(timeline, StreamResponse(task=task))
+
+    def action_refresh(self) -> None:
+        """Read the task list again."""
+        self.refresh_tasks()
+
+    def action_show_card(self) -> None:
+        """Show the agent's card."""
+        if self.connection is None:
+            self.notify("Not connected yet.", severity="warning")
+            return
+        self.push_screen(CardScreen(self.connection.card))
+
+    def action_focus_tasks(self) -> None:
+        """Move to the task list."""
+        self.query_one(TaskList).focus()
+
+    def action_focus_composer(self) -> None:
+        """Move to the message box."""
+        self.query_one(Composer).focus()
+
+    def action_focus_conversation(self) -> None:
+        """Move to the conversation ([ and ] step through its blocks)."""
+        self.query_one(Conversation).focus()
+
+    def action_choose(self, number: int) -> None:
+        """Answer the open question with its option `number` (1-9)."""
+        question = self.timeline.question if self.timeline else None
+        if question is None or not 0 < number <= len(question.options):
+            return
+        self.send_text(question.options[number - 1])
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The palette (ctrl+p): every action with its key, then Textual's own."""
+        for key, action, label in KEYS:
+            method = getattr(self, f"action_{action}")
+            yield SystemCommand(label, f"{method.__doc__ or label} ({key})", method)
+        yield from super().get_system_commands(screen)
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")

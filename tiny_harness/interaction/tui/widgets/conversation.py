@@ -1,0 +1,112 @@
+"""`Conversation`: the open task's blocks in a scrolling column, drawn from timeline changes.
+
+It keeps one block per entry id, so an updated entry (an artifact that grew) redraws only
+its own block, and a change that adds nothing adds no widget. It sticks to the bottom while
+the person has not scrolled up, as a chat does. Blocks can be moved through with the
+keyboard (`[` and `]`) like any focusable widget.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from tiny_harness.interaction.tui.timeline import Change, Timeline
+from tiny_harness.interaction.tui.widgets.blocks import (
+    Block,
+    QuestionBlock,
+    SurfaceBlock,
+    block_for,
+)
+
+__all__ = ["Conversation"]
+
+_EMPTY = "Type a message below and press Enter to start a task."
+
+
+class Conversation(VerticalScroll):
+    """The blocks of one task."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("[", "previous_block", "Previous block", show=False),
+        Binding("]", "next_block", "Next block", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.can_focus = True
+        self._blocks: dict[str, Block] = {}
+        self._current = -1
+
+    def on_mount(self) -> None:
+        """Called when first shown: say how to begin."""
+        self.mount(Static(_EMPTY, classes="empty"))
+
+    async def clear(self) -> None:
+        """Show no task."""
+        self._blocks.clear()
+        self._current = -1
+        await self.remove_children()
+        await self.mount(Static(_EMPTY, classes="empty"))
+
+    async def show(self, change: Change, timeline: Timeline) -> None:
+        """Draw what `change` added or updated."""
+        at_end = self.is_vertical_scroll_end or self.max_scroll_y == 0
+        if change.added:
+            await self.query(".empty").remove()
+        new = []
+        for entry in change.added:
+            block = block_for(entry, timeline.surfaces)
+            self._blocks[entry.id] = block
+            new.append(block)
+        if new:
+            await self.mount_all(new)
+        for entry in change.updated:
+            known = self._blocks.get(entry.id)
+            if known is not None:
+                await known.update_entry(entry)
+        for surface_id in change.surfaces:
+            drawn = self._blocks.get(f"a2ui:{surface_id}")
+            if isinstance(drawn, SurfaceBlock) and drawn.is_mounted and drawn not in new:
+                await drawn.surface.redraw()
+        if change.state or change.added:
+            self._mark_questions(timeline)
+        if at_end:
+            self.scroll_end(animate=False, immediate=False, x_axis=False)
+
+    def _mark_questions(self, timeline: Timeline) -> None:
+        """Every question but the open one is answered."""
+        waiting = timeline.question
+        for block in self._blocks.values():
+            if isinstance(block, QuestionBlock) and (waiting is None or block.entry != waiting):
+                block.answered()
+
+    def open_question(self) -> QuestionBlock | None:
+        """The block of the question the task waits on, if any."""
+        blocks = [b for b in self._blocks.values() if isinstance(b, QuestionBlock)]
+        waiting = [b for b in blocks if not b.has_class("answered")]
+        return waiting[-1] if waiting else None
+
+    def action_previous_block(self) -> None:
+        """Scroll to the block before the current one."""
+        self._step(-1)
+
+    def action_next_block(self) -> None:
+        """Scroll to the block after the current one."""
+        self._step(1)
+
+    def _step(self, by: int) -> None:
+        blocks = list(self._blocks.values())
+        if not blocks:
+            return
+        if self._current < 0:
+            self._current = len(blocks)
+        self._current = max(0, min(len(blocks) - 1, self._current + by))
+        for block in blocks:
+            block.remove_class("current")
+        target = blocks[self._current]
+        target.add_class("current")
+        self.scroll_to_widget(target, animate=False)
