@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from tiny_harness.interaction.tui.app import TinyHarnessApp
 from tiny_harness.interaction.tui.timeline import Entry
-from tiny_harness.interaction.tui.widgets.blocks import Block
+from tiny_harness.interaction.tui.widgets.blocks import Block, ProgressGroup
 
 SIZE = (120, 40)
 """The terminal size every test runs at."""
@@ -46,8 +46,11 @@ async def type_and_send(pilot: Pilot[None], text: str) -> None:
 
 
 def blocks(app: TinyHarnessApp) -> list[Entry]:
-    """The entries the conversation shows, in order."""
-    return [block.entry for block in app.query(Block)]
+    """The entries the conversation shows, in order (each of a run of progress messages)."""
+    shown: list[Entry] = []
+    for block in app.query(Block):
+        shown.extend(block.entries if isinstance(block, ProgressGroup) else [block.entry])
+    return shown
 
 
 def texts(app: TinyHarnessApp, kind: str) -> list[str]:

@@ -22,7 +22,15 @@ from tests.interaction.tui.pilot import (
     type_and_send,
     until,
 )
-from tests.support import as_participant, collect, llm_requests, running_harness, send_request
+from tests.support import (
+    as_participant,
+    collect,
+    delegating_to,
+    llm_requests,
+    running_harness,
+    send_request,
+)
+from tiny_harness.harness.core.task_ext import ext_of
 from tiny_harness.harness.models.llm import UserItem
 from tiny_harness.interaction.tui.app import TinyHarnessApp
 from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
@@ -306,3 +314,43 @@ async def test_a_refused_call_shows_the_a2a_error_and_keeps_the_app_running(
             await type_and_send(pilot, "still works")
             await until(pilot, lambda: final_state(app) != "", "the next task")
             assert final_state(app) == "TASK_STATE_COMPLETED"
+
+
+DELEGATES = """
+turns:
+  - tool_calls: [{name: spawn_subtask, arguments: {agent: plain, name: echo, goal: hello}}]
+  - text: "Waiting for the sub-task."
+  - when: "COMPLETED"
+    text: "The sub-task finished."
+"""
+
+
+async def test_a_sub_task_is_a_row_with_its_agent_and_its_reported_state(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with (
+        plain_agent() as agent,
+        running_harness(temporal_client, tmp_path, DELEGATES) as h,
+        delegating_to(h, "plain", agent.url, updates="follow"),
+    ):
+        app = TinyHarnessApp(h.url, participant="alice")
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await type_and_send(pilot, "delegate it")
+            await until(pilot, lambda: final_state(app) != "", "the task to end")
+
+            assert final_state(app) == "TASK_STATE_COMPLETED"
+            assert app.timeline is not None
+            [row] = app.timeline.sub_tasks
+            assert (row.agent, row.state) == ("plain", "TASK_STATE_COMPLETED")
+            panel = str(app.query_one(PlanPanel).render())
+            assert "↳ plain" in panel
+            assert "completed" in panel
+            assert any("is now TASK_STATE_COMPLETED" in t for t in texts(app, "agent"))
+            task = await (await h.client()).get_task(
+                GetTaskRequest(id=app.timeline.task_id), context=as_participant("alice")
+            )
+        # The same state is what GetTask's task extension lists.
+        ext = ext_of(task)
+        assert ext is not None
+        assert [(r.agent, r.state) for r in ext.sub_tasks] == [("plain", "TASK_STATE_COMPLETED")]

@@ -131,7 +131,9 @@ async def test_a_question_of_the_child_is_answered_through_the_parent(
     # The parent lists its sub-task: the remote task's id on the agent that runs it.
     parent_ext = ext_of(parent_task)
     assert parent_ext is not None
-    assert parent_ext.sub_tasks == (TaskRef(task_id=final.remote_task_id, agent="child"),)
+    assert parent_ext.sub_tasks == (
+        TaskRef(task_id=final.remote_task_id, agent="child", state="TASK_STATE_COMPLETED"),
+    )
     assert [m.parts[0].text for m in remote.history if m.role == 1] == [
         "Task: shirt\nGoal: order a shirt",
         "M",

@@ -86,6 +86,9 @@ class TaskRef(BaseModel):
     """The task's id on the agent that runs it."""
     agent: _Id | None = None
     """The id of the agent that runs the task; null for this harness."""
+    state: _Id | None = None
+    """The task's state as last reported (an A2A TaskState name, such as
+    "TASK_STATE_WORKING"); null until it is known."""
 
 
 class AcceptanceCriterion(BaseModel):
@@ -299,6 +302,33 @@ def link_sub_task(task: Task, ref: TaskRef) -> None:
     if len(current.sub_tasks) >= MAX_ITEMS:
         return
     with_ext(task, current.model_copy(update={"sub_tasks": (*current.sub_tasks, ref)}))
+
+
+def note_sub_task_state(task: Task, task_id: str, state: str) -> TaskExtensionData | None:
+    """Record the state of the sub-task `task_id` in the task's references; the extension
+    data when that changed it, else None (no such sub-task listed, or the same state)."""
+    current = ext_of(task)
+    if current is None:
+        return None
+    refs = [r for r in current.sub_tasks if r.task_id == task_id and r.state != state]
+    if not refs:
+        return None
+    updated = current.model_copy(
+        update={
+            "sub_tasks": tuple(
+                r.model_copy(update={"state": state}) if r in refs else r for r in current.sub_tasks
+            )
+        }
+    )
+    with_ext(task, updated)
+    return updated
+
+
+def ext_part(ext: TaskExtensionData) -> Part:
+    """The task extension data as a data part (media type `TASK_MEDIA_TYPE`), which a
+    status update carries when the data changed, so renderers need no GetTask."""
+    data = ext.model_dump(mode="json", exclude_defaults=True)
+    return new_data_part(data, media_type=TASK_MEDIA_TYPE)
 
 
 def envelope_part(envelope: EventEnvelope) -> Part:

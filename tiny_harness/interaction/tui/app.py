@@ -20,6 +20,8 @@ Run with: tiny-harness tui [--url URL] [--as NAME]
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from datetime import UTC, datetime
@@ -27,8 +29,9 @@ from pathlib import Path
 from typing import ClassVar, Final
 
 from a2a.helpers import new_data_part, new_text_message
-from a2a.types import Message, Role, StreamResponse
+from a2a.types import Message, Role, StreamResponse, Task
 from pydantic import JsonValue
+from rich.text import Text
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -36,6 +39,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Header, OptionList, Static
+from textual.worker import Worker, WorkerState
 
 from tiny_harness.errors import AgentCallError, AgentRefusalError, AgentUnreachableError
 from tiny_harness.interaction.a2ui.messages import A2UI_MEDIA_TYPE, A2UI_VERSION
@@ -54,7 +58,11 @@ from tiny_harness.interaction.tui.widgets.task_list import TaskList, badge, task
 
 __all__ = ["TinyHarnessApp"]
 
+logger = logging.getLogger(__name__)
+
 LIST_REFRESH_SECONDS: Final = 5.0
+TITLES_PER_REFRESH: Final = 20
+"""How many tasks new to the list get their title read (GetTask) in one refresh."""
 BACKOFF_FIRST: Final = 0.5
 BACKOFF_MAX: Final = 8.0
 
@@ -89,6 +97,7 @@ class TinyHarnessApp(App[None]):
         self.connection: AgentConnection | None = None
         self.timeline: Timeline | None = None
         self._titles: dict[str, str] = {}
+        self._header = Text()
         self.sub_title = f"as {participant}" if participant else "anonymous"
 
     def compose(self) -> Iterator[Widget]:
@@ -132,6 +141,10 @@ class TinyHarnessApp(App[None]):
                 delay = min(delay * 2, BACKOFF_MAX)
         self.query_one(ConnectionBanner).up()
         self.title = self.connection.card.name or "agent"
+        # Everything made so far (modules, widgets, the client) lives as long as the app:
+        # kept out of the collector's full passes, which otherwise stall a frame for
+        # 100-200 ms every few seconds of a long stream (bench/tui_stream.py).
+        gc.freeze()
         self.refresh_tasks()
 
     def _list_tick(self) -> None:
@@ -145,12 +158,21 @@ class TinyHarnessApp(App[None]):
             return
         try:
             tasks = await self.connection.list_tasks()
+            await self._learn_titles(tasks)
         except AgentUnreachableError:
             return  # the open task's stream shows the banner; the next tick tries again
         except AgentCallError as error:
             self._refused(error)
             return
         self.query_one(TaskList).show(tasks, titles=self._titles)
+
+    async def _learn_titles(self, tasks: list[Task]) -> None:
+        """A title for each listed task that has none yet: its extension name, else its
+        first message (read once, with GetTask, since the list carries no history)."""
+        unknown = [t for t in tasks if t.id not in self._titles]
+        for task in unknown[:TITLES_PER_REFRESH]:
+            named = task_title(task) or task_title(await self._require().get_task(task.id))
+            self._titles[task.id] = named
 
     # ---- the open task -----------------------------------------------------------------
 
@@ -219,11 +241,12 @@ class TinyHarnessApp(App[None]):
         return change
 
     def _show_panels(self, timeline: Timeline) -> None:
-        header = badge(timeline.state) if timeline.task_id else None
-        title = self._titles.get(timeline.task_id, "")
-        if header is not None:
-            header.append(title or timeline.task_id)
-        self.query_one("#task-header", Static).update(header or "")
+        header = badge(timeline.state) if timeline.task_id else Text()
+        header.append(self._titles.get(timeline.task_id, "") or timeline.task_id)
+        # Only a real change is drawn: every update of a widget costs the screen a layout.
+        if header != self._header:
+            self._header = header
+            self.query_one("#task-header", Static).update(header)
         self.query_one(PlanPanel).show(timeline)
         self._set_mode()
 
@@ -293,6 +316,19 @@ class TinyHarnessApp(App[None]):
         """Run `job` as the one stream of the open task (any earlier one is cancelled)."""
         self.run_worker(job, group="stream", exclusive=True, exit_on_error=False)
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Called when a worker ends: a failure the app did not expect is said and logged
+        (never a traceback on screen), and the task can be reopened from the list."""
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            logger.error("worker %s failed", event.worker.name, exc_info=error)
+            self.notify(
+                f"Something went wrong showing the task ({type(error).__name__}); "
+                "reopen it from the list.",
+                severity="error",
+                timeout=10,
+            )
+
     def _require(self) -> AgentConnection:
         if self.connection is None:
             raise AgentUnreachableError(f"not connected to {self.url} yet")
@@ -358,6 +394,7 @@ class TinyHarnessApp(App[None]):
 
     async def _close_task(self) -> None:
         self.timeline = None
+        self._header = Text()
         self.query_one("#task-header", Static).update("")
         self.query_one(PlanPanel).display = False
         await self.query_one(Conversation).clear()

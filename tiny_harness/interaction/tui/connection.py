@@ -118,9 +118,12 @@ class AgentConnection:
         """Whether the card offers streaming (SendStreamingMessage, SubscribeToTask)."""
         return bool(self.card.capabilities.streaming)
 
-    async def list_tasks(self, *, page_size: int = 100) -> list[Task]:
-        """The caller's tasks, newest change first (one page)."""
+    async def list_tasks(self, *, page_size: int = 100, history: bool = False) -> list[Task]:
+        """The caller's tasks, newest change first (one page); their histories only when
+        `history` (a long task's history is large, and a list needs none)."""
         request = ListTasksRequest(page_size=page_size)
+        if not history:
+            request.history_length = 0
         try:
             page = await self._client.list_tasks(request, context=self._context())
         except _ERRORS as error:

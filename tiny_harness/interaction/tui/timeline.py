@@ -11,8 +11,9 @@ artifact is replaced when an event sends it whole and extended when it appends a
 What each part becomes (`PartView`): text as Markdown; a data part as a JSON tree; a file or
 URL as its name, media type and link; A2UI messages update a surface (`surfaces`) and add
 one surface entry where the surface first appears; the plan part (`PLAN_MEDIA_TYPE`)
-updates `plan`; our extensions' own parts (a question's options, its help request) are
-read, not shown; anything else is a placeholder naming its kind and media type.
+updates `plan`, the task extension part (`TASK_MEDIA_TYPE`, as in `Task.metadata`) the plan
+and `sub_tasks` with their states; our extensions' other parts (a question's options, its
+help request) are read, not shown; anything else is a placeholder naming its kind and media type.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ __all__ = ["PLAN_MEDIA_TYPE", "Change", "Entry", "PartView", "StepView", "Timeli
 
 PLAN_MEDIA_TYPE: Final = "application/vnd.tiny-harness.plan+json"
 _MARKDOWN: Final = {"", "text/plain", "text/markdown"}
-_READ_NOT_SHOWN: Final = {CHANNEL_MEDIA_TYPE, TASK_MEDIA_TYPE}
+_READ_NOT_SHOWN: Final = {CHANNEL_MEDIA_TYPE}
 
 _FROZEN = ConfigDict(frozen=True)
 
@@ -65,6 +66,8 @@ class Entry(BaseModel):
     name: str = ""
     surface_id: str = ""
     state: str = ""
+    complete: bool = True
+    """For an artifact: whether its last chunk has come."""
 
 
 class StepView(BaseModel):
@@ -121,7 +124,6 @@ class Timeline:
         self.entries: list[Entry] = []
         self.plan: Plan | None = None
         self.sub_tasks: tuple[TaskRef, ...] = ()
-        self.sub_task_states: dict[str, str] = {}
         self.surfaces: dict[str, SurfaceModel] = {}
         self._index: dict[str, int] = {}
         self._seen: set[str] = set()
@@ -184,7 +186,9 @@ class Timeline:
         elif kind == "artifact_update":
             update_a = event.artifact_update
             self._ids(update_a.task_id, update_a.context_id)
-            self._artifact(update_a.artifact, draft, append=update_a.append)
+            self._artifact(
+                update_a.artifact, draft, append=update_a.append, last=update_a.last_chunk
+            )
         elif kind == "message":
             self._message(event.message, self.state, draft)
         return draft.done()
@@ -209,7 +213,7 @@ class Timeline:
         if task.status.HasField("message"):
             self._message(task.status.message, task.status.state, draft)
         for artifact in task.artifacts:
-            self._artifact(artifact, draft, append=False)
+            self._artifact(artifact, draft, append=False, last=task.status.state in FINAL)
         self._extension(MessageToDict(task.metadata).get(TASK_EXT_KEY), draft)
 
     def _extension(self, ext: JsonValue, draft: _Draft) -> None:
@@ -241,6 +245,9 @@ class Timeline:
                     continue
                 if essence == PLAN_MEDIA_TYPE:
                     self._plan(value, draft)
+                    continue
+                if essence == TASK_MEDIA_TYPE:
+                    self._extension(value, draft)
                     continue
                 if essence in _READ_NOT_SHOWN:
                     continue
@@ -278,18 +285,20 @@ class Timeline:
         if plan != self.plan:
             self.plan, draft.plan = plan, True
 
-    def _artifact(self, artifact: Artifact, draft: _Draft, *, append: bool) -> None:
+    def _artifact(self, artifact: Artifact, draft: _Draft, *, append: bool, last: bool) -> None:
         key = f"artifact:{artifact.artifact_id}"
         parts = tuple(_view(p) for p in artifact.parts)
         known = self._index.get(key)
         if known is None:
-            self._add(Entry(id=key, kind="artifact", parts=parts, name=artifact.name), draft)
+            entry = Entry(id=key, kind="artifact", parts=parts, name=artifact.name, complete=last)
+            self._add(entry, draft)
             return
         old = self.entries[known]
         new_parts = (*old.parts, *parts) if append else parts
-        if new_parts == old.parts:
-            return
-        entry = old.model_copy(update={"parts": new_parts, "name": artifact.name or old.name})
+        if not append and new_parts == old.parts and old.complete >= last:
+            return  # the same artifact again (a replay after a resubscribe)
+        update = {"parts": new_parts, "name": artifact.name or old.name, "complete": last}
+        entry = old.model_copy(update=update)
         self.entries[known] = entry
         draft.updated.append(entry)
 

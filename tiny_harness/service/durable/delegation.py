@@ -32,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
         TaskEnvelope,
         TaskRef,
         link_sub_task,
+        note_sub_task_state,
     )
     from tiny_harness.harness.models.llm import UserItem
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
@@ -168,12 +169,14 @@ class Delegation:
         await handle.signal(RemoteTaskWorkflow.reply, str(command.payload["text"]))
         return command.result
 
-    def changed(self, update: SubtaskUpdate) -> None:
-        """A stand-in's report: update the row; note it for the model if it is news."""
+    def changed(self, update: SubtaskUpdate) -> str | None:
+        """A stand-in's report: update the row; note it for the model if it is news. The
+        line that tells the task's readers, when the sub-task's state changed (the task's
+        sub-task references then carry the new state)."""
         row = next((r for r in self._run.subtasks if r.local_id == update.local_id), None)
         if row is None:
             workflow.logger.warning("report from unknown sub-task %s ignored", update.local_id)
-            return
+            return None
         turn = update.turn
         index = self._run.subtasks.index(row)
         told = row.told_state
@@ -192,6 +195,11 @@ class Delegation:
                 )
             )
         self._run.subtasks[index] = row
+        listed = row.remote_task_id if row.assignee is None else row.local_id
+        if not listed or note_sub_task_state(self._run.task, listed, turn.state_name) is None:
+            return None
+        where = f"assigned to {row.assignee}" if row.assignee else f"on agent {row.agent}"
+        return f"Sub-task {row.id} ({row.name!r} {where}) is now {turn.state_name}."
 
     def check_news(self, envelope: EventEnvelope) -> None:
         """Refuse (`TaskExtensionError`) an event envelope about no sub-task of this task

@@ -79,6 +79,17 @@ class Narrator:
         if store:
             self._snapshots.mark()
 
+    def note(self, text: str, *, extra: Sequence[Part] = ()) -> None:
+        """News for the task's readers in its current state (no change of state), with the
+        `extra` parts after its text; nothing once the task is final."""
+        if self.final:
+            return
+        task = self._run.task
+        message = event_log.agent_message(task, str(workflow.uuid4()), text)
+        message.parts.extend(extra)
+        self._log.record(event_log.status_event(task, task.status.state, workflow.now(), message))
+        self._snapshots.mark()
+
     def complete(self, answer: str) -> None:
         """The answer as an artifact, then COMPLETED."""
         task = self._run.task

@@ -31,6 +31,8 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.channels.extension import help_request
     from tiny_harness.harness.core.context import UsageMark
     from tiny_harness.harness.core.task_ext import (
+        ext_of,
+        ext_part,
         sender_of,
     )
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, UserItem
@@ -389,8 +391,12 @@ class TaskWorkflow:
 
     @workflow.signal
     def subtask_changed(self, update: SubtaskUpdate) -> None:
-        """A stand-in reports its sub-task's newest turn."""
-        self._delegation.changed(update)
+        """A stand-in reports its sub-task's newest turn; a change of its state is told on
+        this task too, with the extension data that lists it."""
+        news = self._delegation.changed(update)
+        ext = ext_of(self._run.task)
+        if news is not None and ext is not None:
+            self._narrator.note(news, extra=[ext_part(ext)])
 
     @workflow.update
     async def watch(self, cursor: int) -> EventPage:

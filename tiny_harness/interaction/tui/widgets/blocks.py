@@ -14,6 +14,7 @@ Each block draws its parts through `part_widgets`, so a part looks the same wher
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import ClassVar
 
 from rich.text import Text
 from textual.containers import Horizontal, Vertical
@@ -26,7 +27,14 @@ from tiny_harness.interaction.tui.a2ui import A2uiSurface
 from tiny_harness.interaction.tui.surface_model import SurfaceModel
 from tiny_harness.interaction.tui.timeline import Entry, PartView
 
-__all__ = ["AnswerBlock", "Block", "QuestionBlock", "block_for", "part_widgets"]
+__all__ = [
+    "AnswerBlock",
+    "Block",
+    "ProgressGroup",
+    "QuestionBlock",
+    "block_for",
+    "part_widgets",
+]
 
 
 def _size(size: int | None) -> str:
@@ -68,6 +76,32 @@ def part_widgets(part: PartView, *, markdown: bool = False) -> Iterator[Widget]:
         yield Static(placeholder_text(part), classes="part-placeholder", markup=False)
 
 
+class LineView(Widget):
+    """Plain text that is redrawn often: a change that keeps its wrapped height repaints
+    only this widget; only a change of height costs the screen a layout."""
+
+    DEFAULT_CSS = "LineView { height: auto; }"
+
+    def __init__(self, *, classes: str = "") -> None:
+        super().__init__(classes=classes)
+        self._text = Text()
+        self._lines = 0
+
+    def show(self, text: str) -> None:
+        """Show `text` instead."""
+        self._text = Text(text)
+        width = self.content_size.width
+        lines = len(self._text.wrap(self.app.console, width)) if width and text else 0
+        grew = lines != self._lines or not width
+        self._lines = lines
+        self.display = bool(text)
+        self.refresh(layout=grew)
+
+    def render(self) -> Text:
+        """The text."""
+        return self._text
+
+
 class Block(Vertical):
     """One entry of the conversation."""
 
@@ -104,21 +138,82 @@ class AgentLine(Block):
                 yield from part_widgets(part)
 
 
+class ProgressGroup(Block):
+    """A run of progress messages in one block: the newest `VISIBLE` lines, the rest folded
+    under one line until the person opens the block (Enter or a click). One widget however
+    long the run, so a task of thousands of steps costs no more to draw than a short one."""
+
+    VISIBLE: ClassVar[int] = 12
+
+    can_focus = True
+
+    def __init__(self, entry: Entry) -> None:
+        super().__init__(entry)
+        self.entries: list[Entry] = [entry]
+        self.expanded = False
+        self._lines = LineView(classes="agent-line")
+
+    @staticmethod
+    def takes(entry: Entry) -> bool:
+        """Whether `entry` is a plain progress message (text only)."""
+        return entry.kind == "agent" and all(p.kind == "markdown" for p in entry.parts)
+
+    def compose(self) -> Iterator[Widget]:
+        """The lines, as one widget."""
+        yield self._lines
+
+    def on_mount(self) -> None:
+        """Called when first shown: draw the lines."""
+        self._draw()
+
+    def add(self, entry: Entry) -> None:
+        """One more progress message at the end of the run."""
+        self.entries.append(entry)
+        self._draw()
+
+    def on_click(self) -> None:
+        """Called when clicked: open or fold the run."""
+        self.toggle()
+
+    def key_enter(self) -> None:
+        """Called on Enter while focused: open or fold the run."""
+        self.toggle()
+
+    def toggle(self) -> None:
+        """Show every line, or only the newest."""
+        self.expanded = not self.expanded
+        self._draw()
+
+    def _draw(self) -> None:
+        shown = self.entries if self.expanded else self.entries[-self.VISIBLE :]
+        lines = [f"· {' '.join(p.text for p in e.parts)}" for e in shown]
+        folded = len(self.entries) - len(shown)
+        if folded:
+            lines.insert(0, f"▸ {folded} earlier progress messages (Enter or click to show)")
+        self._lines.show("\n".join(lines))
+
+
 class AnswerBlock(Block):
-    """An artifact: its name, then its parts; a text answer grows without flicker."""
+    """An artifact: its name, then its parts. A text answer that arrives in chunks grows
+    without flicker: finished paragraphs go to one Markdown widget through its stream (a
+    widget per paragraph, made once), the paragraph still being written is a plain line
+    below it, redrawn alone, until its blank line comes or the answer is complete."""
 
     def __init__(self, entry: Entry) -> None:
         super().__init__(entry)
         self._stream: MarkdownStream | None = None
         self._markdown: Markdown | None = None
+        self._tail = LineView(classes="answer-tail")
+        self._pending = ""
         self._shown = 0
 
     def compose(self) -> Iterator[Widget]:
-        """The name, then every part; a lone text answer as one growing Markdown."""
+        """The name, then every part; a text answer as one growing Markdown."""
         yield Static(self.entry.name or "answer", classes="block-label")
         if _all_markdown(self.entry):
             self._markdown = Markdown("", classes="part-markdown answer")
             yield self._markdown
+            yield self._tail
         else:
             for part in self.entry.parts:
                 yield from part_widgets(part, markdown=True)
@@ -128,29 +223,49 @@ class AnswerBlock(Block):
         await self._write_new()
 
     async def update_entry(self, entry: Entry) -> None:
-        """Append new text chunks to the stream; redraw for anything else."""
+        """Append new text chunks; redraw for anything else."""
+        old = self.entry.parts
         grows = (
             self._markdown is not None
             and _all_markdown(entry)
-            and entry.parts[: self._shown] == self.entry.parts[: self._shown]
+            and len(entry.parts) > self._shown > 0
+            # An appended chunk keeps the earlier parts themselves (no copy to compare).
+            and entry.parts[self._shown - 1] is old[self._shown - 1]
         )
         self.entry = entry
         if grows:
             await self._write_new()
         else:
             await self._stop()
-            self._shown = 0
+            self._shown, self._pending = 0, ""
+            self._tail = LineView(classes="answer-tail")
             await self.recompose()
             await self._write_new()
+
+    async def finish(self) -> None:
+        """The answer is complete: the last paragraph becomes Markdown too."""
+        if self._markdown is None or not self._pending:
+            return
+        await self._markdown_stream(self._markdown).write(self._pending)
+        self._pending = ""
+        self._tail.show("")
 
     async def _write_new(self) -> None:
         if self._markdown is None:
             return
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self._markdown)
-        for part in self.entry.parts[self._shown :]:
-            await self._stream.write(part.text)
+        self._pending += "".join(p.text for p in self.entry.parts[self._shown :])
         self._shown = len(self.entry.parts)
+        done, self._pending = _paragraphs(self._pending)
+        if done:
+            await self._markdown_stream(self._markdown).write(done)
+        self._tail.show(self._pending)
+        if self.entry.complete:
+            await self.finish()
+
+    def _markdown_stream(self, markdown: Markdown) -> MarkdownStream:
+        if self._stream is None:
+            self._stream = Markdown.get_stream(markdown)
+        return self._stream
 
     async def _stop(self) -> None:
         if self._stream is not None:
@@ -160,6 +275,18 @@ class AnswerBlock(Block):
     async def on_unmount(self) -> None:
         """Called when the block goes: end its stream."""
         await self._stop()
+
+
+def _paragraphs(text: str) -> tuple[str, str]:
+    """`text` split into its finished paragraphs and the one still being written (never
+    inside an open code fence, whose blank lines are not paragraph ends)."""
+    cut = text.rfind("\n\n")
+    if cut < 0:
+        return "", text
+    done = text[: cut + 2]
+    if done.count("```") % 2:
+        return "", text
+    return done, text[cut + 2 :]
 
 
 def _all_markdown(entry: Entry) -> bool:
@@ -218,7 +345,9 @@ class SurfaceBlock(Block):
 
 
 def block_for(entry: Entry, surfaces: dict[str, SurfaceModel]) -> Block:
-    """The widget that shows `entry`."""
+    """The widget that shows `entry` (a progress message starts a `ProgressGroup`)."""
+    if ProgressGroup.takes(entry):
+        return ProgressGroup(entry)
     if entry.kind == "agent":
         return AgentLine(entry)
     if entry.kind == "artifact":

@@ -39,7 +39,9 @@ class Composer(Input):
 
     def set_mode(self, mode: str) -> None:
         """Say what Enter will do."""
-        self.placeholder = _PLACEHOLDERS.get(mode, _PLACEHOLDERS["new"])
+        placeholder = _PLACEHOLDERS.get(mode, _PLACEHOLDERS["new"])
+        if placeholder != self.placeholder:
+            self.placeholder = placeholder
 
     async def _on_key(self, event: events.Key) -> None:
         digit = event.character if event.character in tuple(OPTION_KEYS) else None

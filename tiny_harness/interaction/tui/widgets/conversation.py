@@ -16,7 +16,9 @@ from textual.widgets import Static
 
 from tiny_harness.interaction.tui.timeline import Change, Timeline
 from tiny_harness.interaction.tui.widgets.blocks import (
+    AnswerBlock,
     Block,
+    ProgressGroup,
     QuestionBlock,
     SurfaceBlock,
     block_for,
@@ -39,29 +41,36 @@ class Conversation(VerticalScroll):
         super().__init__(id=id)
         self.can_focus = True
         self._blocks: dict[str, Block] = {}
+        self._order: list[Block] = []
+        self._empty: Static | None = None
         self._current = -1
 
     def on_mount(self) -> None:
         """Called when first shown: say how to begin."""
-        self.mount(Static(_EMPTY, classes="empty"))
+        self._empty = Static(_EMPTY, classes="empty")
+        self.mount(self._empty)
 
     async def clear(self) -> None:
         """Show no task."""
         self._blocks.clear()
+        self._order.clear()
         self._current = -1
         await self.remove_children()
-        await self.mount(Static(_EMPTY, classes="empty"))
+        self._empty = Static(_EMPTY, classes="empty")
+        await self.mount(self._empty)
+
+    @property
+    def shown(self) -> list[Block]:
+        """The blocks, in order."""
+        return list(self._order)
 
     async def show(self, change: Change, timeline: Timeline) -> None:
         """Draw what `change` added or updated."""
         at_end = self.is_vertical_scroll_end or self.max_scroll_y == 0
-        if change.added:
-            await self.query(".empty").remove()
-        new = []
-        for entry in change.added:
-            block = block_for(entry, timeline.surfaces)
-            self._blocks[entry.id] = block
-            new.append(block)
+        if change.added and self._empty is not None:
+            await self._empty.remove()
+            self._empty = None
+        new = self._place(change, timeline)
         if new:
             await self.mount_all(new)
         for entry in change.updated:
@@ -72,22 +81,43 @@ class Conversation(VerticalScroll):
             drawn = self._blocks.get(f"a2ui:{surface_id}")
             if isinstance(drawn, SurfaceBlock) and drawn.is_mounted and drawn not in new:
                 await drawn.surface.redraw()
-        if change.state or change.added:
+        if change.state:
             self._mark_questions(timeline)
-        if at_end:
+            if timeline.final:  # whatever was still streaming is complete now
+                for block in self._order:
+                    if isinstance(block, AnswerBlock):
+                        await block.finish()
+        if at_end and (new or change.updated):
             self.scroll_end(animate=False, immediate=False, x_axis=False)
+
+    def _place(self, change: Change, timeline: Timeline) -> list[Block]:
+        """The new blocks for the added entries; a progress message joins the run of
+        progress messages it follows instead of making a block of its own."""
+        new: list[Block] = []
+        for entry in change.added:
+            last = self._order[-1] if self._order else None
+            if isinstance(last, ProgressGroup) and ProgressGroup.takes(entry):
+                last.add(entry)
+                self._blocks[entry.id] = last
+                continue
+            block = block_for(entry, timeline.surfaces)
+            self._blocks[entry.id] = block
+            self._order.append(block)
+            new.append(block)
+        return new
 
     def _mark_questions(self, timeline: Timeline) -> None:
         """Every question but the open one is answered."""
         waiting = timeline.question
-        for block in self._blocks.values():
+        for block in self._order:
             if isinstance(block, QuestionBlock) and (waiting is None or block.entry != waiting):
                 block.answered()
 
     def open_question(self) -> QuestionBlock | None:
         """The block of the question the task waits on, if any."""
-        blocks = [b for b in self._blocks.values() if isinstance(b, QuestionBlock)]
-        waiting = [b for b in blocks if not b.has_class("answered")]
+        waiting = [
+            b for b in self._order if isinstance(b, QuestionBlock) and not b.has_class("answered")
+        ]
         return waiting[-1] if waiting else None
 
     def action_previous_block(self) -> None:
@@ -99,7 +129,7 @@ class Conversation(VerticalScroll):
         self._step(1)
 
     def _step(self, by: int) -> None:
-        blocks = list(self._blocks.values())
+        blocks = self._order
         if not blocks:
             return
         if self._current < 0:

@@ -24,8 +24,21 @@ _MARKS: Final = {
 }
 
 
+_STATE_STYLES: Final = {
+    "working": "cyan",
+    "input_required": "bold yellow",
+    "auth_required": "bold yellow",
+    "completed": "green",
+    "failed": "red",
+    "canceled": "red",
+    "rejected": "red",
+}
+
+
 class PlanPanel(Static):
     """The plan and sub-tasks of one task."""
+
+    _shown: Text = Text()
 
     def show(self, timeline: Timeline) -> None:
         """Redraw from the timeline."""
@@ -40,9 +53,11 @@ class PlanPanel(Static):
         if timeline.sub_tasks:
             text.append("\nSub-tasks\n" if steps else "Sub-tasks\n", style="bold")
             for ref in timeline.sub_tasks:
-                state = timeline.sub_task_states.get(ref.task_id, "")
+                state = (ref.state or "started").removeprefix("TASK_STATE_").lower()
                 text.append(f" ↳ {ref.agent or 'this harness'}", style="bold")
-                text.append(f"  {state or 'started'}\n", style="dim")
+                text.append(f"  {state.replace('_', ' ')}\n", style=_STATE_STYLES.get(state, "dim"))
                 text.append(f"   {ref.task_id[:24]}\n", style="dim")
-        self.update(text)
+        if text != self._shown:  # an update costs the screen a layout: only on a change
+            self._shown = text
+            self.update(text)
         self.display = bool(steps or timeline.sub_tasks)

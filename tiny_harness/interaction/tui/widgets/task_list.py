@@ -44,7 +44,8 @@ def badge(state: int) -> Text:
 
 
 def task_title(task: Task) -> str:
-    """The task's name, or the start of its first user message, on one line."""
+    """The task's name, or the start of its first user message, on one line; "" when the
+    task carries neither (a listing without history)."""
     ext = MessageToDict(task.metadata).get(TASK_EXT_KEY)
     if isinstance(ext, dict) and isinstance(ext.get("name"), str) and ext["name"]:
         return _line(ext["name"])
@@ -53,7 +54,7 @@ def task_title(task: Task) -> str:
             text = " ".join(p.text for p in message.parts if p.text)
             if text:
                 return _line(text)
-    return f"task {task.id[:8]}"
+    return ""
 
 
 def _line(text: str) -> str:
@@ -74,7 +75,8 @@ class TaskList(OptionList):
         self.clear_options()
         for task in tasks:
             row = badge(task.status.state)
-            row.append(_fit(titles.get(task.id) or task_title(task), _ROW_CHARS))
+            title = titles.get(task.id) or task_title(task) or f"task {task.id[:8]}"
+            row.append(_fit(title, _ROW_CHARS))
             self.add_option(Option(row, id=task.id))
         if highlighted is not None:
             try:

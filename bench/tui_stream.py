@@ -1,0 +1,213 @@
+"""How fast the terminal UI draws a long stream, and what it weighs at the end.
+
+A plain a2a-sdk agent (its own process, on 127.0.0.1) answers "stream" with one task of
+`--events` events: a progress message and an answer chunk (appended to one artifact, the
+way a model's answer streams) in turn, `--rate` events a second, then COMPLETED. Each event
+carries the wall-clock time the agent emitted it in its metadata. The TUI (`TinyHarnessApp`,
+headless, 120x40) sends the message and draws the stream; for every event it records:
+
+- arrival -> screen: from the moment the SDK client hands the event to the app to the end
+  of the first screen refresh after the app has drawn it (`call_after_refresh`);
+- emit -> screen: from the agent's emit time to the same refresh (includes HTTP, SSE
+  parsing and any queueing behind a slow draw).
+
+At the end it prints the percentiles (nearest rank), the app's resident memory (VmRSS, and
+the peak VmHWM) and how many widgets the conversation holds. Target: arrival -> screen p95
+under 50 ms.
+
+Run (from the repository root):
+
+    .venv/bin/python bench/tui_stream.py [--events 2000] [--rate 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import sys
+import time
+from pathlib import Path
+
+from a2a.types import StreamResponse
+
+from tiny_harness.interaction.tui.app import TinyHarnessApp
+from tiny_harness.interaction.tui.timeline import Change, Timeline
+from tiny_harness.service.http import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _agent_main(port: int, events: int, rate: float) -> None:
+    """The agent process: serve until killed."""
+    from a2a.helpers import new_task_from_user_message, new_text_part
+    from a2a.server.agent_execution import AgentExecutor, RequestContext
+    from a2a.server.events import EventQueue
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+    from a2a.types import (
+        AgentCapabilities,
+        AgentCard,
+        AgentInterface,
+        Part,
+        TaskState,
+    )
+    from starlette.applications import Starlette
+
+    from tiny_harness.service.http import HttpServer
+
+    class Streamer(AgentExecutor):
+        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+            assert context.message is not None
+            task = new_task_from_user_message(context.message)
+            await event_queue.enqueue_event(task)
+            updater = TaskUpdater(event_queue, task.id, task.context_id)
+            await updater.start_work()
+            gap = 1.0 / rate
+            for i in range(events // 2):
+                stamp = {"emitted_ns": time.time_ns()}
+                message = updater.new_agent_message([new_text_part(f"step {i} done")])
+                message.metadata.update(stamp)
+                await updater.update_status(TaskState.TASK_STATE_WORKING, message)
+                await asyncio.sleep(gap)
+                chunk = Part(text=f"word{i} " + ("\n\n" if i % 40 == 39 else ""))
+                await updater.add_artifact(
+                    [chunk],
+                    artifact_id="answer",
+                    name="answer",
+                    append=i > 0,
+                    metadata={"emitted_ns": time.time_ns()},
+                )
+                await asyncio.sleep(gap)
+            await updater.complete()
+
+        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+            raise NotImplementedError
+
+    url = f"http://127.0.0.1:{port}"
+    card = AgentCard(
+        name="streamer",
+        description="Streams a long answer.",
+        version="1.0.0",
+        supported_interfaces=[
+            AgentInterface(url=url + "/", protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+    )
+    handler = DefaultRequestHandler(
+        agent_executor=Streamer(), task_store=InMemoryTaskStore(), agent_card=card
+    )
+    routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")]
+
+    async def serve() -> None:
+        async with HttpServer(Starlette(routes=routes), host="127.0.0.1", port=port) as server:
+            await server.wait()
+
+    asyncio.run(serve())
+
+
+class TimedApp(TinyHarnessApp):
+    """The real app, noting when each event it draws reaches the screen."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.arrival_ms: list[float] = []
+        self.emit_ms: list[float] = []
+
+    async def _apply(self, timeline: Timeline, event: StreamResponse) -> Change:
+        arrived = time.perf_counter()
+        emitted = _emitted_ns(event)
+        change = await super()._apply(timeline, event)
+
+        def shown() -> None:
+            self.arrival_ms.append((time.perf_counter() - arrived) * 1000)
+            if emitted:
+                self.emit_ms.append((time.time_ns() - emitted) / 1e6)
+
+        self.call_after_refresh(shown)
+        return change
+
+
+def _emitted_ns(event: StreamResponse) -> int:
+    kind = event.WhichOneof("payload")
+    if kind == "status_update" and event.status_update.status.HasField("message"):
+        metadata = event.status_update.status.message.metadata
+    elif kind == "artifact_update":
+        metadata = event.artifact_update.artifact.metadata
+    else:
+        return 0
+    value = metadata.fields.get("emitted_ns")
+    return int(value.number_value) if value is not None else 0
+
+
+def _rank(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def _memory() -> dict[str, str]:
+    fields = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            fields[key] = value.strip()
+    return fields
+
+
+async def _run(events: int, rate: float) -> None:
+    port = free_port()
+    agent = await asyncio.create_subprocess_exec(
+        *(sys.executable, __file__, "--agent", str(port)),
+        *("--events", str(events), "--rate", str(rate)),
+        cwd=ROOT,
+    )
+    try:
+        app = TimedApp(f"http://127.0.0.1:{port}")
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(200):
+                if app.connection is not None:
+                    break
+                await pilot.pause(0.1)
+            started = time.perf_counter()
+            app.send_text("stream")
+            deadline = started + events / rate * 3 + 60
+            while not (app.timeline and app.timeline.final) and time.perf_counter() < deadline:
+                await pilot.pause(0.1)
+            await pilot.pause(0.5)
+            wall = time.perf_counter() - started
+            widgets = len(app.query("#conversation *"))
+            state = app.timeline.state_name if app.timeline else "no task"
+    finally:
+        agent.terminate()
+        await asyncio.wait_for(agent.wait(), timeout=10)
+    memory = _memory()
+    print(f"task: {state}, {len(app.arrival_ms)} events drawn in {wall:.1f} s ({rate:.0f}/s sent)")
+    for name, values in (("arrival -> screen", app.arrival_ms), ("emit -> screen", app.emit_ms)):
+        if values:
+            print(
+                f"{name:18} p50 {_rank(values, 0.5):6.1f} ms   p95 {_rank(values, 0.95):6.1f} ms"
+                f"   max {max(values):6.1f} ms   (n={len(values)})"
+            )
+    print(f"memory: VmRSS {memory.get('VmRSS')}, peak VmHWM {memory.get('VmHWM')}")
+    print(f"widgets in the conversation: {widgets}")
+    verdict = "met" if app.arrival_ms and _rank(app.arrival_ms, 0.95) < 50 else "NOT met"
+    print(f"target arrival -> screen p95 < 50 ms: {verdict}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--events", type=int, default=2000)
+    parser.add_argument("--rate", type=float, default=100.0, help="events a second")
+    parser.add_argument("--agent", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.agent:
+        _agent_main(args.agent, args.events, args.rate)
+        return
+    asyncio.run(_run(args.events, args.rate))
+
+
+if __name__ == "__main__":
+    main()
