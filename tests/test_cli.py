@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tiny_harness.cli import EXIT_CONFIG, main
+from tiny_harness.interaction.tui.keys import KEYS
 
 
 def test_worker_without_temporal_address_exits_2(
@@ -33,3 +34,17 @@ def test_missing_script_file_exits_2_naming_it(
     monkeypatch.setenv("TINY_HARNESS_MODEL__SCRIPT", str(tmp_path / "absent.yaml"))
     assert main(["worker", "--data-dir", str(tmp_path)]) == EXIT_CONFIG
     assert "absent.yaml" in capsys.readouterr().err
+
+
+def test_tui_help_lists_every_key(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["tui", "--help"])
+    assert exit_info.value.code == 0
+    shown = capsys.readouterr().out
+    assert "--url URL" in shown
+    assert "--as NAME" in shown
+    for key, _, label in KEYS:
+        assert f"{key}" in shown
+        assert label.lower() in shown
+    assert "1-9" in shown
+    assert "ctrl+p" in shown

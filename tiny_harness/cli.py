@@ -50,7 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     tui_cmd.add_argument("--url", default=DEFAULT_URL, help=f"the agent's URL ({DEFAULT_URL})")
     tui_cmd.add_argument(
-        "--as", dest="participant", default="", help="your participant id (X-Participant-Id)"
+        "--as",
+        dest="participant",
+        default="",
+        metavar="NAME",
+        help="your participant id, sent as X-Participant-Id",
     )
     return parser
 

@@ -141,3 +141,15 @@ async def test_a2ui_form(temporal_client: Client, tmp_path: Path, svg: SnapshotA
         drawn="#a2ui--order--go",
     )
     assert shot == svg
+
+
+def test_the_readme_screenshots_are_the_reviewed_snapshots() -> None:
+    """docs/images shows what the app draws today, not an older look."""
+    snapshots = Path(__file__).with_name("__snapshots__") / "test_snapshots"
+    docs = Path(__file__).resolve().parents[3] / "docs" / "images"
+    pairs = {"tui-question.svg": "test_question_with_options.svg"}
+    pairs["tui-plan.svg"] = "test_conversation_with_a_plan.svg"
+    for doc, snapshot in pairs.items():
+        assert (docs / doc).read_text() == (snapshots / snapshot).read_text(), (
+            f"copy {snapshot} to docs/images/{doc}"
+        )

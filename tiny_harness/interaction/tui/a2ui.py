@@ -241,8 +241,9 @@ class A2uiSurface(Vertical):
         ]
         group = A2uiChoice(*radios)
         group.bind(component_id, scope)
-        group.border_title = label
-        return group
+        if not label:
+            return group
+        return Vertical(Static(label, classes="a2ui-label", markup=False), group)
 
     # ---- what the person does -----------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """`Conversation`: the open task's blocks in a scrolling column, drawn from timeline changes.
 
 It keeps one block per entry id, so an updated entry (an artifact that grew) redraws only
-its own block, and a change that adds nothing adds no widget. It sticks to the bottom while
-the person has not scrolled up, as a chat does. Blocks can be moved through with the
+its own block, and a change that adds nothing adds no widget. It is anchored to the bottom
+(Textual's `anchor`): it stays at the newest block while the person has not scrolled up,
+as a chat does. Blocks can be moved through with the
 keyboard (`[` and `]`) like any focusable widget.
 """
 
@@ -46,9 +47,10 @@ class Conversation(VerticalScroll):
         self._current = -1
 
     def on_mount(self) -> None:
-        """Called when first shown: say how to begin."""
+        """Called when first shown: say how to begin, and stay at the newest block."""
         self._empty = Static(_EMPTY, classes="empty")
         self.mount(self._empty)
+        self.anchor()  # kept at the bottom as blocks grow, until the person scrolls up
 
     async def clear(self) -> None:
         """Show no task."""
@@ -66,7 +68,6 @@ class Conversation(VerticalScroll):
 
     async def show(self, change: Change, timeline: Timeline) -> None:
         """Draw what `change` added or updated."""
-        at_end = self.is_vertical_scroll_end or self.max_scroll_y == 0
         if change.added and self._empty is not None:
             await self._empty.remove()
             self._empty = None
@@ -87,8 +88,6 @@ class Conversation(VerticalScroll):
                 for block in self._order:
                     if isinstance(block, AnswerBlock):
                         await block.finish()
-        if at_end and (new or change.updated):
-            self.scroll_end(animate=False, immediate=False, x_axis=False)
 
     def _place(self, change: Change, timeline: Timeline) -> list[Block]:
         """The new blocks for the added entries; a progress message joins the run of
@@ -139,4 +138,5 @@ class Conversation(VerticalScroll):
             block.remove_class("current")
         target = blocks[self._current]
         target.add_class("current")
+        self.release_anchor()  # back at the bottom, it holds again
         self.scroll_to_widget(target, animate=False)
