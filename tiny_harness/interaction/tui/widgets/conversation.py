@@ -1,9 +1,9 @@
 """`Conversation`: the open task's blocks in a scrolling column, drawn from timeline changes.
 
 It keeps one block per entry id, so an updated entry (an artifact that grew) redraws only
-its own block, and a change that adds nothing adds no widget. It is anchored to the bottom
-(Textual's `anchor`): it stays at the newest block while the person has not scrolled up,
-as a chat does. Blocks can be moved through with the
+its own block, and a change that adds nothing adds no widget. Once the blocks overflow the
+view it is anchored to the bottom (Textual's `anchor`): it stays at the newest block while
+the person has not scrolled up, as a chat does. Blocks can be moved through with the
 keyboard (`[` and `]`) like any focusable widget.
 """
 
@@ -50,13 +50,13 @@ class Conversation(VerticalScroll):
         """Called when first shown: say how to begin, and stay at the newest block."""
         self._empty = Static(_EMPTY, classes="empty")
         self.mount(self._empty)
-        self.anchor()  # kept at the bottom as blocks grow, until the person scrolls up
 
     async def clear(self) -> None:
         """Show no task."""
         self._blocks.clear()
         self._order.clear()
         self._current = -1
+        self.anchor(False)
         await self.remove_children()
         self._empty = Static(_EMPTY, classes="empty")
         await self.mount(self._empty)
@@ -82,12 +82,20 @@ class Conversation(VerticalScroll):
             drawn = self._blocks.get(f"a2ui:{surface_id}")
             if isinstance(drawn, SurfaceBlock) and drawn.is_mounted and drawn not in new:
                 await drawn.surface.redraw()
+        if not self.is_anchored:
+            self.call_after_refresh(self._anchor_once_full)
         if change.state:
             self._mark_questions(timeline)
             if timeline.final:  # whatever was still streaming is complete now
                 for block in self._order:
                     if isinstance(block, AnswerBlock):
                         await block.finish()
+
+    def _anchor_once_full(self) -> None:
+        # Anchored only once the blocks overflow: Textual's anchor bottom-aligns content
+        # that is shorter than the view, and a conversation reads from the top.
+        if not self.is_anchored and self.max_scroll_y > 0:
+            self.anchor()
 
     def _place(self, change: Change, timeline: Timeline) -> list[Block]:
         """The new blocks for the added entries; a progress message joins the run of
