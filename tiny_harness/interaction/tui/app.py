@@ -129,7 +129,7 @@ class TinyHarnessApp(App[None]):
 
     # ---- reaching the agent ------------------------------------------------------------
 
-    @work(exclusive=True, group="connect")
+    @work(exclusive=True, group="connect", exit_on_error=False)
     async def _start(self) -> None:
         delay = BACKOFF_FIRST
         while self.connection is None:
@@ -151,7 +151,7 @@ class TinyHarnessApp(App[None]):
         if self.connection is not None:
             self.refresh_tasks()
 
-    @work(exclusive=True, group="list")
+    @work(exclusive=True, group="list", exit_on_error=False)
     async def refresh_tasks(self) -> None:
         """Read the caller's tasks (ListTasks) and redraw the list."""
         if self.connection is None:
@@ -317,10 +317,14 @@ class TinyHarnessApp(App[None]):
         self.run_worker(job, group="stream", exclusive=True, exit_on_error=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Called when a worker ends: a failure the app did not expect is said and logged
-        (never a traceback on screen), and the task can be reopened from the list."""
+        """Called when a worker changes state: a failure the app did not expect is said
+        and logged (never a traceback on screen; every worker runs with exit_on_error
+        off), and the task can be reopened from the list."""
         if event.state == WorkerState.ERROR:
             error = event.worker.error
+            if not self.is_running:  # the app is closing: its widgets are going away
+                logger.debug("worker %s ended with the app: %r", event.worker.name, error)
+                return
             logger.error("worker %s failed", event.worker.name, exc_info=error)
             self.notify(
                 f"Something went wrong showing the task ({type(error).__name__}); "
@@ -413,7 +417,7 @@ class TinyHarnessApp(App[None]):
         if yes and self.timeline is not None:
             self._cancel(self.timeline)
 
-    @work(group="cancel")
+    @work(group="cancel", exit_on_error=False)
     async def _cancel(self, timeline: Timeline) -> None:
         try:
             task = await self._require().cancel(timeline.task_id)
