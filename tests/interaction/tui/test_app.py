@@ -354,3 +354,29 @@ async def test_a_sub_task_is_a_row_with_its_agent_and_its_reported_state(
         ext = ext_of(task)
         assert ext is not None
         assert [(r.agent, r.state) for r in ext.sub_tasks] == [("plain", "TASK_STATE_COMPLETED")]
+
+
+async def test_a_follow_up_on_a_finished_task_starts_a_new_task_in_the_same_context(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h:
+        app = TinyHarnessApp(h.url, participant="alice")
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await type_and_send(pilot, "first question")
+            await until(pilot, lambda: final_state(app) != "", "the first task")
+            first = app.timeline
+            assert first is not None
+            await type_and_send(pilot, "and a follow-up")
+            await until(
+                pilot,
+                lambda: app.timeline is not first and final_state(app) != "",
+                "the follow-up task",
+            )
+            second = app.timeline
+            assert second is not None
+            assert second.task_id != first.task_id
+            assert second.context_id == first.context_id
+            assert texts(app, "user") == ["and a follow-up"]
+            tasks = app.query_one(TaskList)
+            await until(pilot, lambda: tasks.option_count == 2, "both tasks in the list")
