@@ -152,8 +152,9 @@ async def test_a_question_is_answered_by_its_option_and_the_task_completes(
             assert task.status.state == TaskState.TASK_STATE_COMPLETED
 
 
-async def test_cancel_asks_first_then_ends_the_task_canceled(
-    temporal_client: Client, tmp_path: Path
+@pytest.mark.parametrize(("answer", "ending"), [("y", "CANCELED"), ("n", "COMPLETED")])
+async def test_cancel_asks_first_and_only_a_yes_cancels(
+    temporal_client: Client, tmp_path: Path, answer: str, ending: str
 ) -> None:
     async with running_harness(temporal_client, tmp_path, SLOW) as h:
         app = TinyHarnessApp(h.url, participant="alice")
@@ -163,29 +164,16 @@ async def test_cancel_asks_first_then_ends_the_task_canceled(
             await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
             await pilot.press("ctrl+x")
             await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
-            await pilot.press("y")
+            await pilot.press(answer)
             await until(pilot, lambda: final_state(app) != "", "the task to end")
 
-            assert final_state(app) == "TASK_STATE_CANCELED"
-            assert texts(app, "final") == ["Task canceled: canceled by request"]
+            assert final_state(app) == f"TASK_STATE_{ending}"
             assert app.timeline is not None
-            assert [s.status for s in app.timeline.steps()] == ["failed"]
-
-
-async def test_declining_the_confirmation_leaves_the_task_running(
-    temporal_client: Client, tmp_path: Path
-) -> None:
-    async with running_harness(temporal_client, tmp_path, SLOW) as h:
-        app = TinyHarnessApp(h.url, participant="alice")
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await type_and_send(pilot, "take your time")
-            await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
-            await pilot.press("ctrl+x")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
-            await pilot.press("n")
-            await until(pilot, lambda: final_state(app) != "", "the task to end")
-            assert final_state(app) == "TASK_STATE_COMPLETED"
+            if ending == "CANCELED":
+                assert texts(app, "final") == ["Task canceled: canceled by request"]
+                assert [s.status for s in app.timeline.steps()] == ["failed"]
+            else:
+                assert texts(app, "artifact") == ["Done after the wait."]
 
 
 async def test_the_list_shows_only_the_callers_tasks_and_reopens_one(

@@ -13,17 +13,8 @@ from a2a.helpers import get_artifact_text
 from a2a.types import StreamResponse, SubscribeToTaskRequest
 from temporalio.client import Client
 
+from tests.service.a2a.test_conversation import ASK_THEN_ANSWER
 from tests.support import BINDINGS, collect, running_harness, send_request, states
-
-ASK_THEN_ANSWER = """
-turns:
-  - tool_calls:
-      - name: ask_participant
-        arguments: {question: "Which colour?", options: [red, blue]}
-  - when: "(?i)blue"
-    text: "Blue it is."
-  - text: "I did not get a colour."
-"""
 
 SLOW_ASK_THEN_ANSWER = """
 turns:
