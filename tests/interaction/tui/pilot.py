@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -26,6 +27,17 @@ async def until(
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.05)
+
+
+@asynccontextmanager
+async def running_tui(
+    url: str, participant: str = "", *, notifications: bool = False
+) -> AsyncIterator[tuple[TinyHarnessApp, Pilot[None]]]:
+    """The app headless at `SIZE` against the agent at `url`, once it has the card."""
+    app = TinyHarnessApp(url, participant=participant)
+    async with app.run_test(size=SIZE, notifications=notifications) as pilot:
+        await connected(pilot)
+        yield app, pilot
 
 
 async def connected(pilot: Pilot[None]) -> TinyHarnessApp:

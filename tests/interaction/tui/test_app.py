@@ -13,10 +13,9 @@ from textual.widgets import Button, Tree
 
 from tests.harness.agents.plain_agent import plain_agent
 from tests.interaction.tui.pilot import (
-    SIZE,
     blocks,
-    connected,
     final_state,
+    running_tui,
     statics,
     texts,
     type_and_send,
@@ -32,7 +31,6 @@ from tests.support import (
 )
 from tiny_harness.harness.core.task_ext import ext_of
 from tiny_harness.harness.models.llm import UserItem
-from tiny_harness.interaction.tui.app import TinyHarnessApp
 from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
 from tiny_harness.interaction.tui.widgets.banner import ConnectionBanner
 from tiny_harness.interaction.tui.widgets.blocks import QuestionBlock
@@ -97,83 +95,83 @@ turns:
 async def test_a_message_streams_in_as_progress_plan_and_answer(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h:
-        app = TinyHarnessApp(h.url, participant="alice")
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await type_and_send(pilot, "What is the answer?")
-            await until(pilot, lambda: final_state(app) != "", "the task to end")
-            await until(pilot, lambda: len(app.query_one(TaskList).options) == 1, "the list")
+    async with (
+        running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h,
+        running_tui(h.url, "alice") as (app, pilot),
+    ):
+        await type_and_send(pilot, "What is the answer?")
+        await until(pilot, lambda: final_state(app) != "", "the task to end")
+        await until(pilot, lambda: len(app.query_one(TaskList).options) == 1, "the list")
 
-            assert final_state(app) == "TASK_STATE_COMPLETED"
-            assert texts(app, "user") == ["What is the answer?"]
-            assert texts(app, "agent")[0] == "Planning."
-            assert texts(app, "artifact") == ["The answer is **42**."]
-            assert app.timeline is not None
-            assert [(s.name, s.status) for s in app.timeline.steps()] == [
-                ("look", "done"),
-                ("answer", "done"),
-            ]
-            plan = str(app.query_one(PlanPanel).render())
-            assert "✓ look" in plan
-            assert "✓ answer" in plan
-            row = str(app.query_one(TaskList).get_option_at_index(0).prompt)
-            assert "done" in row
-            assert "What is the answer?" in row
+        assert final_state(app) == "TASK_STATE_COMPLETED"
+        assert texts(app, "user") == ["What is the answer?"]
+        assert texts(app, "agent")[0] == "Planning."
+        assert texts(app, "artifact") == ["The answer is **42**."]
+        assert app.timeline is not None
+        assert [(s.name, s.status) for s in app.timeline.steps()] == [
+            ("look", "done"),
+            ("answer", "done"),
+        ]
+        plan = str(app.query_one(PlanPanel).render())
+        assert "✓ look" in plan
+        assert "✓ answer" in plan
+        row = str(app.query_one(TaskList).get_option_at_index(0).prompt)
+        assert "done" in row
+        assert "What is the answer?" in row
 
 
 @pytest.mark.parametrize("how", ["click", "key"])
 async def test_a_question_is_answered_by_its_option_and_the_task_completes(
     temporal_client: Client, tmp_path: Path, how: str
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, ASK_COLOUR) as h:
-        app = TinyHarnessApp(h.url, participant="alice")
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await type_and_send(pilot, "Paint the fence")
-            await until(pilot, lambda: bool(app.query(QuestionBlock)), "the question")
-            question = app.query_one(QuestionBlock)
-            labels = [str(b.label) for b in question.query(Button)]
-            assert labels == ["1 red", "2 blue"]
-            if how == "click":
-                await pilot.click(question.query(Button)[1])
-            else:
-                await pilot.press("2")  # the message box is empty: the digit picks
-            await until(pilot, lambda: final_state(app) != "", "the task to end")
+    async with (
+        running_harness(temporal_client, tmp_path, ASK_COLOUR) as h,
+        running_tui(h.url, "alice") as (app, pilot),
+    ):
+        await type_and_send(pilot, "Paint the fence")
+        await until(pilot, lambda: bool(app.query(QuestionBlock)), "the question")
+        question = app.query_one(QuestionBlock)
+        labels = [str(b.label) for b in question.query(Button)]
+        assert labels == ["1 red", "2 blue"]
+        if how == "click":
+            await pilot.click(question.query(Button)[1])
+        else:
+            await pilot.press("2")  # the message box is empty: the digit picks
+        await until(pilot, lambda: final_state(app) != "", "the task to end")
 
-            assert final_state(app) == "TASK_STATE_COMPLETED"
-            assert texts(app, "user") == ["Paint the fence", "blue"]
-            assert texts(app, "artifact") == ["Blue it is."]
-            assert question.has_class("answered")
-            task = await (await h.client()).get_task(
-                GetTaskRequest(id=app.timeline.task_id if app.timeline else ""),
-                context=as_participant("alice"),
-            )
-            assert task.status.state == TaskState.TASK_STATE_COMPLETED
+        assert final_state(app) == "TASK_STATE_COMPLETED"
+        assert texts(app, "user") == ["Paint the fence", "blue"]
+        assert texts(app, "artifact") == ["Blue it is."]
+        assert question.has_class("answered")
+        task = await (await h.client()).get_task(
+            GetTaskRequest(id=app.timeline.task_id if app.timeline else ""),
+            context=as_participant("alice"),
+        )
+        assert task.status.state == TaskState.TASK_STATE_COMPLETED
 
 
 @pytest.mark.parametrize(("answer", "ending"), [("y", "CANCELED"), ("n", "COMPLETED")])
 async def test_cancel_asks_first_and_only_a_yes_cancels(
     temporal_client: Client, tmp_path: Path, answer: str, ending: str
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, SLOW) as h:
-        app = TinyHarnessApp(h.url, participant="alice")
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await type_and_send(pilot, "take your time")
-            await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
-            await pilot.press("ctrl+x")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
-            await pilot.press(answer)
-            await until(pilot, lambda: final_state(app) != "", "the task to end")
+    async with (
+        running_harness(temporal_client, tmp_path, SLOW) as h,
+        running_tui(h.url, "alice") as (app, pilot),
+    ):
+        await type_and_send(pilot, "take your time")
+        await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
+        await pilot.press("ctrl+x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        await pilot.press(answer)
+        await until(pilot, lambda: final_state(app) != "", "the task to end")
 
-            assert final_state(app) == f"TASK_STATE_{ending}"
-            assert app.timeline is not None
-            if ending == "CANCELED":
-                assert texts(app, "final") == ["Task canceled: canceled by request"]
-                assert [s.status for s in app.timeline.steps()] == ["failed"]
-            else:
-                assert texts(app, "artifact") == ["Done after the wait."]
+        assert final_state(app) == f"TASK_STATE_{ending}"
+        assert app.timeline is not None
+        if ending == "CANCELED":
+            assert texts(app, "final") == ["Task canceled: canceled by request"]
+            assert [s.status for s in app.timeline.steps()] == ["failed"]
+        else:
+            assert texts(app, "artifact") == ["Done after the wait."]
 
 
 async def test_the_list_shows_only_the_callers_tasks_and_reopens_one(
@@ -183,9 +181,7 @@ async def test_the_list_shows_only_the_callers_tasks_and_reopens_one(
         client = await h.client()
         for who, text in (("alice", "alice's question"), ("bob", "bob's question")):
             await collect(client.send_message(send_request(text), context=as_participant(who)))
-        app = TinyHarnessApp(h.url, participant="alice")
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
+        async with running_tui(h.url, "alice") as (app, pilot):
             tasks = app.query_one(TaskList)
             await until(pilot, lambda: tasks.option_count > 0, "the list")
             rows = [str(tasks.get_option_at_index(i).prompt) for i in range(tasks.option_count)]
@@ -206,102 +202,94 @@ async def test_the_list_shows_only_the_callers_tasks_and_reopens_one(
 async def test_a_server_restart_mid_task_shows_a_banner_and_every_event_once(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, SLOW) as h:
-        app = TinyHarnessApp(h.url, participant="alice")
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await type_and_send(pilot, "survive a restart")
-            await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
-            banner = app.query_one(ConnectionBanner)
-            async with h.outage():
-                await until(pilot, lambda: banner.display, "the banner", within=15)
-                assert "Cannot reach the agent" in str(banner.render())
-            await until(pilot, lambda: final_state(app) != "", "the task to end")
-            await until(pilot, lambda: not banner.display, "the banner to go")
+    async with (
+        running_harness(temporal_client, tmp_path, SLOW) as h,
+        running_tui(h.url, "alice") as (app, pilot),
+    ):
+        await type_and_send(pilot, "survive a restart")
+        await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
+        banner = app.query_one(ConnectionBanner)
+        async with h.outage():
+            await until(pilot, lambda: banner.display, "the banner", within=15)
+            assert "Cannot reach the agent" in str(banner.render())
+        await until(pilot, lambda: final_state(app) != "", "the task to end")
+        await until(pilot, lambda: not banner.display, "the banner to go")
 
-            assert final_state(app) == "TASK_STATE_COMPLETED"
-            shown = blocks(app)
-            assert len({e.id for e in shown}) == len(shown)
-            task = await (await h.client()).get_task(
-                GetTaskRequest(id=app.timeline.task_id if app.timeline else ""),
-                context=as_participant("alice"),
-            )
-            # Exactly what the task holds: every message once, the answer once.
-            assert [e.id for e in shown if e.kind != "artifact"] == [
-                m.message_id for m in task.history
-            ]
-            assert texts(app, "artifact") == ["Done after the wait."]
+        assert final_state(app) == "TASK_STATE_COMPLETED"
+        shown = blocks(app)
+        assert len({e.id for e in shown}) == len(shown)
+        task = await (await h.client()).get_task(
+            GetTaskRequest(id=app.timeline.task_id if app.timeline else ""),
+            context=as_participant("alice"),
+        )
+        # Exactly what the task holds: every message once, the answer once.
+        assert [e.id for e in shown if e.kind != "artifact"] == [m.message_id for m in task.history]
+        assert texts(app, "artifact") == ["Done after the wait."]
 
 
 async def test_an_a2ui_button_press_reaches_the_model(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, PICK_A_SIZE) as h:
-        app = TinyHarnessApp(h.url, participant="alice")
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await type_and_send(pilot, "order a shirt")
-            await until(pilot, lambda: bool(app.query("#a2ui--sizes--pick")), "the surface")
-            assert "Shirt size" in statics(app, ".a2ui-h2")
-            button = app.query_one("#a2ui--sizes--pick", Button)
-            assert str(button.label) == "Medium"
-            await pilot.click(button)
-            await until(pilot, lambda: final_state(app) != "", "the task to end")
+    async with (
+        running_harness(temporal_client, tmp_path, PICK_A_SIZE) as h,
+        running_tui(h.url, "alice") as (app, pilot),
+    ):
+        await type_and_send(pilot, "order a shirt")
+        await until(pilot, lambda: bool(app.query("#a2ui--sizes--pick")), "the surface")
+        assert "Shirt size" in statics(app, ".a2ui-h2")
+        button = app.query_one("#a2ui--sizes--pick", Button)
+        assert str(button.label) == "Medium"
+        await pilot.click(button)
+        await until(pilot, lambda: final_state(app) != "", "the task to end")
 
-            assert texts(app, "artifact") == ["Size chosen."]
-            task_id = app.timeline.task_id if app.timeline else ""
-        requests = await llm_requests(temporal_client, task_id)
-        seen = [i.text for i in requests[-1].input if isinstance(i, UserItem)]
-        assert any("UI action 'choose' on surface 'sizes', component 'pick'" in t for t in seen)
-        assert any('"size": "M"' in t for t in seen)
+        assert texts(app, "artifact") == ["Size chosen."]
+        task_id = app.timeline.task_id if app.timeline else ""
+    requests = await llm_requests(temporal_client, task_id)
+    seen = [i.text for i in requests[-1].input if isinstance(i, UserItem)]
+    assert any("UI action 'choose' on surface 'sizes', component 'pick'" in t for t in seen)
+    assert any('"size": "M"' in t for t in seen)
 
 
 async def test_any_a2a_agent_works_and_parts_it_cannot_show_are_placeholders() -> None:
-    async with plain_agent() as agent:
-        app = TinyHarnessApp(agent.url)
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await type_and_send(pilot, "odd")
-            await until(pilot, lambda: final_state(app) != "", "the task to end")
+    async with plain_agent() as agent, running_tui(agent.url) as (app, pilot):
+        await type_and_send(pilot, "odd")
+        await until(pilot, lambda: final_state(app) != "", "the task to end")
 
-            assert final_state(app) == "TASK_STATE_COMPLETED"
-            assert statics(app, ".part-placeholder") == ["[text part (text/html) — not shown here]"]
-            files = statics(app, ".part-file")
-            assert any("report.pdf" in f and "application/pdf" in f for f in files)
-            assert any("plan.png" in f and "https://files.example/plan.png" in f for f in files)
-            assert len(app.query(Tree)) == 1  # the JSON data
-            assert not app.query_one(PlanPanel).display  # no plan: the extension is not there
-            assert agent.rpc_calls("SendStreamingMessage")
+        assert final_state(app) == "TASK_STATE_COMPLETED"
+        assert statics(app, ".part-placeholder") == ["[text part (text/html) — not shown here]"]
+        files = statics(app, ".part-file")
+        assert any("report.pdf" in f and "application/pdf" in f for f in files)
+        assert any("plan.png" in f and "https://files.example/plan.png" in f for f in files)
+        assert len(app.query(Tree)) == 1  # the JSON data
+        assert not app.query_one(PlanPanel).display  # no plan: the extension is not there
+        assert agent.rpc_calls("SendStreamingMessage")
 
 
 async def test_auth_required_shows_the_agents_message_and_sends_nothing_itself() -> None:
-    async with plain_agent() as agent:
-        app = TinyHarnessApp(agent.url)
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await type_and_send(pilot, "auth")
-            await until(pilot, lambda: bool(texts(app, "auth")), "the auth request")
-            assert texts(app, "auth") == ["sign in"]
-            await pilot.pause(0.5)
-            sent = agent.rpc_calls("SendStreamingMessage") + agent.rpc_calls("SendMessage")
-            assert len(sent) == 1  # only the person's own message
+    async with plain_agent() as agent, running_tui(agent.url) as (app, pilot):
+        await type_and_send(pilot, "auth")
+        await until(pilot, lambda: bool(texts(app, "auth")), "the auth request")
+        assert texts(app, "auth") == ["sign in"]
+        await pilot.pause(0.5)
+        sent = agent.rpc_calls("SendStreamingMessage") + agent.rpc_calls("SendMessage")
+        assert len(sent) == 1  # only the person's own message
 
 
 async def test_a_refused_call_shows_the_a2a_error_and_keeps_the_app_running(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h:
-        app = TinyHarnessApp(h.url, participant="alice")
-        async with app.run_test(size=SIZE, notifications=True) as pilot:
-            await connected(pilot)
-            app.open_task("no-such-task")
-            await until(pilot, lambda: bool(app.query("Toast")), "the error")
-            toast = " ".join(str(t.render()) for t in app.query("Toast"))
-            assert "TaskNotFoundError" in toast
-            assert "-32001" in toast
-            await type_and_send(pilot, "still works")
-            await until(pilot, lambda: final_state(app) != "", "the next task")
-            assert final_state(app) == "TASK_STATE_COMPLETED"
+    async with (
+        running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h,
+        running_tui(h.url, "alice", notifications=True) as (app, pilot),
+    ):
+        app.open_task("no-such-task")
+        await until(pilot, lambda: bool(app.query("Toast")), "the error")
+        toast = " ".join(str(t.render()) for t in app.query("Toast"))
+        assert "TaskNotFoundError" in toast
+        assert "-32001" in toast
+        await type_and_send(pilot, "still works")
+        await until(pilot, lambda: final_state(app) != "", "the next task")
+        assert final_state(app) == "TASK_STATE_COMPLETED"
 
 
 DELEGATES = """
@@ -321,9 +309,7 @@ async def test_a_sub_task_is_a_row_with_its_agent_and_its_reported_state(
         running_harness(temporal_client, tmp_path, DELEGATES) as h,
         delegating_to(h, "plain", agent.url, updates="follow"),
     ):
-        app = TinyHarnessApp(h.url, participant="alice")
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
+        async with running_tui(h.url, "alice") as (app, pilot):
             await type_and_send(pilot, "delegate it")
             await until(pilot, lambda: final_state(app) != "", "the task to end")
 
@@ -347,24 +333,24 @@ async def test_a_sub_task_is_a_row_with_its_agent_and_its_reported_state(
 async def test_a_follow_up_on_a_finished_task_starts_a_new_task_in_the_same_context(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h:
-        app = TinyHarnessApp(h.url, participant="alice")
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await type_and_send(pilot, "first question")
-            await until(pilot, lambda: final_state(app) != "", "the first task")
-            first = app.timeline
-            assert first is not None
-            await type_and_send(pilot, "and a follow-up")
-            await until(
-                pilot,
-                lambda: app.timeline is not first and final_state(app) != "",
-                "the follow-up task",
-            )
-            second = app.timeline
-            assert second is not None
-            assert second.task_id != first.task_id
-            assert second.context_id == first.context_id
-            assert texts(app, "user") == ["and a follow-up"]
-            tasks = app.query_one(TaskList)
-            await until(pilot, lambda: tasks.option_count == 2, "both tasks in the list")
+    async with (
+        running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h,
+        running_tui(h.url, "alice") as (app, pilot),
+    ):
+        await type_and_send(pilot, "first question")
+        await until(pilot, lambda: final_state(app) != "", "the first task")
+        first = app.timeline
+        assert first is not None
+        await type_and_send(pilot, "and a follow-up")
+        await until(
+            pilot,
+            lambda: app.timeline is not first and final_state(app) != "",
+            "the follow-up task",
+        )
+        second = app.timeline
+        assert second is not None
+        assert second.task_id != first.task_id
+        assert second.context_id == first.context_id
+        assert texts(app, "user") == ["and a follow-up"]
+        tasks = app.query_one(TaskList)
+        await until(pilot, lambda: tasks.option_count == 2, "both tasks in the list")

@@ -33,22 +33,21 @@ from a2a.types import (
     SubscribeToTaskRequest,
     Task,
 )
-from a2a.utils.constants import PROTOCOL_VERSION_1_0, VERSION_HEADER, TransportProtocol
+from a2a.utils.constants import PROTOCOL_VERSION_1_0, VERSION_HEADER
 from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP, A2AError
 from google.protobuf.json_format import ParseError
 
 from tiny_harness.errors import AgentCallError, AgentRefusalError, AgentUnreachableError
+from tiny_harness.harness.agents.remote import BINDINGS, PARTICIPANT_HEADER
 from tiny_harness.harness.agents.sdk_streams import closing_stream, track_responses
 from tiny_harness.interaction.a2ui.messages import A2UI_EXTENSION_URI
 
-__all__ = ["DEFAULT_URL", "PARTICIPANT_HEADER", "AgentConnection"]
+__all__ = ["DEFAULT_URL", "AgentConnection"]
 
 DEFAULT_URL: Final = "http://127.0.0.1:8080"
-PARTICIPANT_HEADER: Final = "X-Participant-Id"
 CALL_TIMEOUT_SECONDS: Final = 15.0
 """The limit on a unary call; a stream may be quiet as long as its task is."""
 
-_BINDINGS: Final = [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]
 _TRANSPORT_ERRORS: Final = (A2AClientError, httpx.HTTPError, OSError)
 _ERRORS: Final = (A2AError, httpx.HTTPError, OSError, ParseError, ValueError)
 
@@ -100,7 +99,7 @@ class AgentConnection:
                 }
             )
             config = ClientConfig(
-                streaming=True, httpx_client=http, supported_protocol_bindings=list(_BINDINGS)
+                streaming=True, httpx_client=http, supported_protocol_bindings=list(BINDINGS)
             )
             client = ClientFactory(config).create(card)
         except _ERRORS as error:
