@@ -1,12 +1,18 @@
 # Two entry points (see README): `make serve` and `make test`.
 # The venv is built from the interpreter `.python-version` selects (pyenv when present,
 # else the newest python3.1x on PATH) and refreshed whenever pyproject.toml changes.
+# The web UI (renderers/web) is built with npm when its build is missing or older than its
+# sources; `serve` without npm still runs, and says at /ui how to build it.
 VENV   := .venv
 BOOT   := $(shell (command -v pyenv >/dev/null 2>&1 && pyenv which python 2>/dev/null) || command -v python3.13 || command -v python3.12 || command -v python3)
 BIN    := $(VENV)/bin
 ARGS   ?=
+WEB    := renderers/web
+WEB_SRC := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
+	$(wildcard $(WEB)/index.html $(WEB)/*.json $(WEB)/*.config.ts $(WEB)/*.config.js)
+NPM    := $(shell command -v npm 2>/dev/null)
 
-.PHONY: serve test lint clean
+.PHONY: serve test lint clean web web-test chromium
 
 $(BIN)/python:
 	@$(BOOT) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "tiny-harness needs Python >= 3.12; found " + sys.version)'
@@ -21,8 +27,32 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $@ $(VENV)/.installed
 
-serve: $(VENV)/.installed
+$(WEB)/node_modules/.package-lock.json: $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+	@touch $@
+
+$(WEB)/dist/index.html: $(WEB_SRC) $(WEB)/node_modules/.package-lock.json
+	cd $(WEB) && npm run build
+
+web:
+ifeq ($(NPM),)
+	@echo "npm is not on PATH: the web UI is not built; serve answers /ui with how to build it"
+else
+	@$(MAKE) --no-print-directory $(WEB)/dist/index.html
+endif
+
+serve: $(VENV)/.installed web
 	$(BIN)/tiny-harness serve $(ARGS)
+
+# The browser tests drive Debian's chromium; as root (CI) it is installed when missing.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } || \
+	  { echo "chromium is needed for the web UI's browser tests: apt-get install -y chromium"; exit 1; }
+
+web-test: $(VENV)/.installed-dev $(WEB)/node_modules/.package-lock.json chromium
+	cd $(WEB) && npm run typecheck && npm run lint && npm test && npm run build && npm run e2e
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
@@ -31,6 +61,7 @@ lint: $(VENV)/.installed-dev
 
 test: lint
 	$(BIN)/pytest $(ARGS)
+	@$(MAKE) --no-print-directory web-test
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(WEB)/node_modules $(WEB)/dist

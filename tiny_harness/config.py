@@ -133,6 +133,9 @@ class ServerConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=
     rate); over it, a request is refused with 429. 0 turns the limit off."""
     rate_limit_burst: Annotated[int, Field(ge=1)] = 40
     """Requests a peer address may make at once: the size of its token bucket."""
+    web_ui_dir: Path | None = None
+    """The built web renderer served at ``/ui``; None means ``renderers/web/dist`` of the
+    checkout the package runs from (where ``make serve`` builds it)."""
 
 
 class ModelConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):

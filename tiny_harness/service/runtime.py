@@ -40,6 +40,7 @@ from tiny_harness.service.heartbeat_activities import HeartbeatActivities
 from tiny_harness.service.http import HttpServer, free_port
 from tiny_harness.service.local_cards import LOCAL_CARDS
 from tiny_harness.service.notifications.outbound import Outbound, open_outbound
+from tiny_harness.service.web_ui import CHECKOUT_BUILD, UI_PATH, WebUi
 
 logger = logging.getLogger("tiny_harness")
 
@@ -220,6 +221,7 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     await stack.enter_async_context(worker)
     logger.info("worker: task queue %s", task_queue)
     monitor = await _heartbeat(settings, connection)
+    web_ui = WebUi(settings.server.web_ui_dir or CHECKOUT_BUILD)
     app = create_app(
         gateway,
         card,
@@ -233,6 +235,7 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         ),
         redactor=_redactor(settings),
         channel=await harness.registry.get(A2A_CHANNEL_REF, A2AChannel),
+        web_ui=web_ui,
     )
     http = await stack.enter_async_context(
         HttpServer(app, host=settings.server.host, port=settings.server.port)
@@ -242,6 +245,10 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         http.url,
         settings.advertised_url,
     )
+    if web_ui.built:
+        logger.info("web ui: %s%s/", settings.advertised_url, UI_PATH)
+    else:
+        logger.warning("web ui: %s", web_ui.missing)
     return RunningHarness(url=http.url, temporal=connection, store=store)
 
 

@@ -22,8 +22,10 @@ from tiny_harness.harness.core.data_parts import media_essence, typed_parts
 A2UI_EXTENSION_URI: Final = "https://a2ui.org/a2a-extension/a2ui/v0.9.1"
 A2UI_MEDIA_TYPE: Final = "application/a2ui+json"
 A2UI_VERSION: Final = "v0.9.1"
-BASIC_CATALOG_ID: Final = "https://a2ui.org/specification/v0_9/basic_catalog.json"
-"""The catalog the harness's renderers draw."""
+BASIC_CATALOG_ID: Final = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+"""The catalog the harness's renderers draw: the basic catalog's id as the official renderer
+(`@a2ui/web_core` 0.11) knows it. The web renderer also takes the id of earlier 0.9 drafts,
+``https://a2ui.org/specification/v0_9/basic_catalog.json``."""
 
 _Id = Field(min_length=1, max_length=200)
 _OPEN: Final = ConfigDict(extra="allow", frozen=True)

@@ -2,6 +2,7 @@
 
 Routes, in mount order (ours first, so the SDK's REST patterns cannot shadow them):
 
+    GET  /ui/...                           the web renderer (only with a WebUi)
     GET  /healthz                          liveness
     GET  /_monitor                         the newest heartbeat snapshot (503 until one exists)
     POST /a2a/push/{task_id}               a remote agent's push (only with a PushReceiver)
@@ -47,6 +48,7 @@ from tiny_harness.service.a2a.rate_limit import RateLimit, RateLimiter, RateLimi
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.heartbeat import HeartbeatMonitor, NoSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
+from tiny_harness.service.web_ui import WebUi
 
 SDK_BODY_LOGGER = "a2a.server.routes.jsonrpc_dispatcher"
 """The SDK logger whose DEBUG "Request body: ..." record would log every JSON-RPC body."""
@@ -111,6 +113,7 @@ def create_app(
     rate_limit: RateLimit | None = None,
     redactor: Redactor | None = None,
     channel: A2AChannel | None = None,
+    web_ui: WebUi | None = None,
 ) -> Starlette:
     """The A2A application over `gateway`, advertising `card`; `/_monitor` reads `monitor`
     (None: the heartbeat is off, and `/_monitor` says so); `push` takes remote agents'
@@ -118,12 +121,14 @@ def create_app(
     push-config operations are refused, and `card` should say push is not offered);
     `rate_limit` applies to each peer address (None: no limit); `redactor` masks credentials
     in every inbound message (None: the built-in shapes, no configured secrets); `channel`
-    decides who may post to a task's channel (None: the default `A2AChannel`)."""
+    decides who may post to a task's channel (None: the default `A2AChannel`); `web_ui` is
+    the web renderer served at `/ui` (None: no `/ui` routes)."""
     logging.getLogger(SDK_BODY_LOGGER).addFilter(_DROP_REQUEST_BODIES)
     handler = HarnessRequestHandler(
         gateway, card, push=outbound, redactor=redactor, channel=channel
     )
-    routes: list[BaseRoute] = [
+    routes: list[BaseRoute] = [] if web_ui is None else web_ui.routes()
+    routes += [
         Route("/healthz", _healthz, methods=["GET"]),
         _monitor_route(monitor),
     ]
