@@ -1,10 +1,11 @@
 """How fast the terminal UI draws a long stream, and what it weighs at the end.
 
-A plain a2a-sdk agent (its own process, on 127.0.0.1) answers "stream" with one task of
-`--events` events: a progress message and an answer chunk (appended to one artifact, the
-way a model's answer streams) in turn, `--rate` events a second, then COMPLETED. Each event
-carries the wall-clock time the agent emitted it in its metadata. The TUI (`TinyHarnessApp`,
-headless, 120x40) sends the message and draws the stream; for every event it records:
+A plain a2a-sdk agent (`stream_agent.py`, its own process, on 127.0.0.1) answers "stream"
+with one task of `--events` events: a progress message and an answer chunk (appended to one
+artifact, the way a model's answer streams) in turn, `--rate` events a second, then
+COMPLETED. Each event carries the wall-clock time the agent emitted it in its metadata. The
+TUI (`TinyHarnessApp`, headless, 120x40) sends the message and draws the stream; for every
+event it records:
 
 - arrival -> screen: from the moment the SDK client hands the event to the app to the end
   of the first screen refresh after the app has drawn it (`call_after_refresh`);
@@ -36,77 +37,6 @@ from tiny_harness.interaction.tui.timeline import Change, Timeline
 from tiny_harness.service.http import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _agent_main(port: int, events: int, rate: float) -> None:
-    """The agent process: serve until killed."""
-    from a2a.helpers import new_task_from_user_message, new_text_part
-    from a2a.server.agent_execution import AgentExecutor, RequestContext
-    from a2a.server.events import EventQueue
-    from a2a.server.request_handlers import DefaultRequestHandler
-    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
-    from a2a.types import (
-        AgentCapabilities,
-        AgentCard,
-        AgentInterface,
-        Part,
-        TaskState,
-    )
-    from starlette.applications import Starlette
-
-    from tiny_harness.service.http import HttpServer
-
-    class Streamer(AgentExecutor):
-        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-            assert context.message is not None
-            task = new_task_from_user_message(context.message)
-            await event_queue.enqueue_event(task)
-            updater = TaskUpdater(event_queue, task.id, task.context_id)
-            await updater.start_work()
-            gap = 1.0 / rate
-            for i in range(events // 2):
-                stamp = {"emitted_ns": time.time_ns()}
-                message = updater.new_agent_message([new_text_part(f"step {i} done")])
-                message.metadata.update(stamp)
-                await updater.update_status(TaskState.TASK_STATE_WORKING, message)
-                await asyncio.sleep(gap)
-                chunk = Part(text=f"word{i} " + ("\n\n" if i % 40 == 39 else ""))
-                await updater.add_artifact(
-                    [chunk],
-                    artifact_id="answer",
-                    name="answer",
-                    append=i > 0,
-                    metadata={"emitted_ns": time.time_ns()},
-                )
-                await asyncio.sleep(gap)
-            await updater.complete()
-
-        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-            raise NotImplementedError
-
-    url = f"http://127.0.0.1:{port}"
-    card = AgentCard(
-        name="streamer",
-        description="Streams a long answer.",
-        version="1.0.0",
-        supported_interfaces=[
-            AgentInterface(url=url + "/", protocol_binding="JSONRPC", protocol_version="1.0")
-        ],
-        capabilities=AgentCapabilities(streaming=True),
-        default_input_modes=["text/plain"],
-        default_output_modes=["text/plain"],
-    )
-    handler = DefaultRequestHandler(
-        agent_executor=Streamer(), task_store=InMemoryTaskStore(), agent_card=card
-    )
-    routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")]
-
-    async def serve() -> None:
-        async with HttpServer(Starlette(routes=routes), host="127.0.0.1", port=port) as server:
-            await server.wait()
-
-    asyncio.run(serve())
 
 
 class TimedApp(TinyHarnessApp):
@@ -160,7 +90,7 @@ def _memory() -> dict[str, str]:
 async def _run(events: int, rate: float) -> None:
     port = free_port()
     agent = await asyncio.create_subprocess_exec(
-        *(sys.executable, __file__, "--agent", str(port)),
+        *(sys.executable, str(ROOT / "bench" / "stream_agent.py"), str(port)),
         *("--events", str(events), "--rate", str(rate)),
         cwd=ROOT,
     )
@@ -201,11 +131,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--rate", type=float, default=100.0, help="events a second")
-    parser.add_argument("--agent", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.agent:
-        _agent_main(args.agent, args.events, args.rate)
-        return
     asyncio.run(_run(args.events, args.rate))
 
 

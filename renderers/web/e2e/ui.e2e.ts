@@ -135,6 +135,35 @@ describe("the web UI", () => {
     await screenshot(page, "reloaded-and-finished");
   });
 
+  it("shows a sub-task's row with its agent and the state it reached", async () => {
+    const page = await openUi(unique("sub"));
+    await send(page, "Buy socks");
+    const row = page.locator("[data-subtasks] [data-subtask]");
+    await row.first().waitFor();
+    await page.getByText("Bought.").waitFor();
+    await stateIs(page, "completed");
+    expect(await row.count()).toBe(1);
+    expect(await row.first().innerText()).toContain("self");
+    await row.first().getByText("completed").waitFor();
+    await screenshot(page, "sub-task");
+  });
+
+  it("resubscribes after the connection drops mid-task and misses nothing", async () => {
+    const page = await openUi(unique("drop"));
+    await send(page, "Make a plan");
+    await page.locator('[data-step="done"]').filter({ hasText: "Look around" }).waitFor();
+    await page.context().setOffline(true); // the open stream breaks, and every call fails
+    await page.locator("[data-banner=offline]").waitFor();
+    await screenshot(page, "connection-dropped");
+    await page.context().setOffline(false);
+    await page.getByText("The plan is done.").waitFor({ timeout: 30_000 });
+    await page.locator("[data-banner=offline]").waitFor({ state: "detached" });
+    await stateIs(page, "completed");
+    expect(await userTexts(page)).toEqual(["Make a plan"]);
+    await expect(page.locator("[data-entry]").filter({ hasText: "Planning." }).count()).resolves.toBe(1);
+    await expect(page.locator("[data-entry]").filter({ hasText: "Step look done" }).count()).resolves.toBe(1);
+  });
+
   it("shows the open task's raw events in the inspector, each opening to its JSON", async () => {
     const page = await openUi(unique("inspect"));
     await send(page, "Say hello");
@@ -230,7 +259,7 @@ describe("the web UI's look", () => {
     const reached: string[] = [];
     for (let i = 0; i < 30; i++) {
       await page.keyboard.press("Tab");
-      reached.push(await page.evaluate(() => document.activeElement?.textContent?.trim() ?? ""));
+      reached.push(await page.evaluate(() => document.activeElement?.textContent.trim() ?? ""));
     }
     expect(reached).toContain("New task");
     expect(reached).toContain("blue");
