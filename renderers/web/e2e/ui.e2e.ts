@@ -50,7 +50,7 @@ async function send(page: Page, text: string): Promise<void> {
 
 /** What the person's bubbles say, in order. */
 async function userTexts(page: Page): Promise<string[]> {
-  return (await page.locator("[data-entry=user]").allInnerTexts()).map((t) => t.trim());
+  return (await page.locator("[data-entry=user]").allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
 }
 
 async function stateIs(page: Page, label: string): Promise<void> {
@@ -82,7 +82,12 @@ describe("the web UI", () => {
   });
 
   it("draws an A2UI surface and sends its button's action back to the task", async () => {
-    const page = await openUi(unique("a2ui"));
+    const who = unique("a2ui");
+    const page = await openUi(who);
+    const headers: Record<string, string>[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST") headers.push(request.headers());
+    });
     await send(page, "Show a card");
     const surface = page.locator('[data-surface="sizes"]');
     await surface.getByText("Shirt size").waitFor();
@@ -91,6 +96,14 @@ describe("the web UI", () => {
     const reply = page.locator("[data-entry]").filter({ hasText: "Size M it is." });
     await reply.waitFor();
     await expect(reply.locator("strong").textContent()).resolves.toBe("M");
+    expect(await userTexts(page)).toEqual(["Show a card", "choose size: M"]);
+    // Every call asked for A2UI and named the participant.
+    expect(headers.length).toBeGreaterThanOrEqual(2);
+    for (const sent of headers) {
+      expect(sent["a2a-extensions"]).toBe("https://a2ui.org/a2a-extension/a2ui/v0.9.1");
+      expect(sent["x-participant-id"]).toBe(who);
+      expect(sent["a2a-version"]).toBe("1.0");
+    }
     await stateIs(page, "completed");
     await screenshot(page, "a2ui-action-answered");
   });

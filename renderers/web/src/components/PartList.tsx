@@ -1,4 +1,4 @@
-import { FileIcon, FileQuestion } from "lucide-react";
+import { FileIcon, FileQuestion, MousePointerClick } from "lucide-react";
 import { memo } from "react";
 
 import { Markdown } from "@/components/Markdown";
@@ -49,6 +49,18 @@ function PartBlock({ part }: { part: PartView }) {
             {part.size !== null && ` · ${part.size} bytes`}
           </span>
         </div>
+      );
+    case "action":
+      return (
+        <span className="inline-flex items-center gap-1.5 text-sm" data-part="action">
+          <MousePointerClick className="size-3.5" aria-hidden />
+          <span className="font-medium">{part.name}</span>
+          {Object.entries(part.context).map(([key, value]) => (
+            <span key={key} className="opacity-80">
+              {key}: {typeof value === "string" ? value : JSON.stringify(value)}
+            </span>
+          ))}
+        </span>
       );
     case "placeholder":
       return (

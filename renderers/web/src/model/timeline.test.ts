@@ -174,13 +174,14 @@ describe("applyEvent", () => {
     expect(again.entries.filter((e) => e.kind === "surface")).toHaveLength(1);
   });
 
-  it("sends a person's A2UI action to the agent only: it is not drawn", () => {
+  it("shows a person's A2UI action as what was pressed, and does not draw it", () => {
     const drawn = fold(status("TASK_STATE_INPUT_REQUIRED", agentMessage("ui", BUTTON_SURFACE.map((m) => ({ data: m, mediaType: A2UI_MEDIA_TYPE })))));
     const action = { version: "v0.9.1", action: { name: "go", surfaceId: "sizes", sourceComponentId: "root", timestamp: "t", context: {} } };
     const sent = Message.fromJSON({ ...userMessage("act", ""), parts: [{ data: action, mediaType: A2UI_MEDIA_TYPE }] });
     const after = addSent(drawn, sent);
     expect(after.a2ui).toBe(drawn.a2ui);
-    expect(after.entries).toBe(drawn.entries);
+    expect(after.entries.at(-1)?.parts).toEqual([{ kind: "action", name: "go", context: {} }]);
+    expect(after.entries.at(-1)?.kind).toBe("user");
   });
 
   it("keeps an A2UI message that names no surface for the renderer to refuse, adding no entry", () => {

@@ -34,7 +34,9 @@ export type PartView =
   | { kind: "markdown"; text: string }
   | { kind: "json"; data: unknown; mediaType: string }
   | { kind: "file"; name: string; mediaType: string; url: string; size: number | null }
-  | { kind: "placeholder"; content: string; mediaType: string };
+  | { kind: "placeholder"; content: string; mediaType: string }
+  /** A person's A2UI action (a button pressed), as the agent receives it. */
+  | { kind: "action"; name: string; context: Record<string, unknown> };
 
 export type EntryKind = "user" | "agent" | "question" | "auth" | "final" | "artifact" | "surface";
 
@@ -243,6 +245,10 @@ function foldMessage(draft: Draft, message: Message, state: TaskState, pending =
       if (essence === A2UI_MEDIA_TYPE) {
         // The agent's messages draw; a person's (an action, an error) go to the agent only.
         if (message.role === Role.ROLE_AGENT) drawn.push(value);
+        else {
+          const action = actionOf(value);
+          if (action !== null) parts.push(action);
+        }
         continue;
       }
       if (essence === PLAN_MEDIA_TYPE) {
@@ -330,6 +336,16 @@ export function surfaceIdOf(value: unknown): string | null {
     if (typeof id === "string" && id) return id;
   }
   return null;
+}
+
+function actionOf(value: unknown): PartView | null {
+  if (typeof value !== "object" || value === null) return null;
+  const action = (value as Record<string, unknown>).action;
+  if (typeof action !== "object" || action === null) return null;
+  const { name, context } = action as Record<string, unknown>;
+  if (typeof name !== "string") return null;
+  const fields = typeof context === "object" && context !== null ? (context as Record<string, unknown>) : {};
+  return { kind: "action", name, context: fields };
 }
 
 function optionsOf(value: unknown): string[] | null {
