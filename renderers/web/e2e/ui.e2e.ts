@@ -230,6 +230,8 @@ describe("the web UI", () => {
     const bob = await page.getByLabel("Participant id").inputValue();
     await page.reload();
     expect(await page.getByLabel("Participant id").inputValue()).toBe(bob);
+    await page.getByText("No tasks yet.").waitFor();
+    await screenshot(page, "another-participant");
   });
 });
 
@@ -276,7 +278,11 @@ describe("the web UI's look", () => {
     }
     expect(reached).toContain("New task");
     expect(reached).toContain("blue");
-    await page.locator('[data-option="blue"]').focus();
+    await page.locator('[data-option="red"]').focus();
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-option"))).toBe("blue");
+    await page.waitForTimeout(300); // the focus ring's transition
+    await screenshot(page, "keyboard-focus");
     await page.keyboard.press("Enter");
     await page.getByText("Blue it is.").waitFor();
   });
