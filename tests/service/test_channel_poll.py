@@ -307,3 +307,28 @@ async def test_a_push_channel_is_never_polled(temporal_client: Client, tmp_path:
         waiting = await current(harness, parked.id)
     assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
     assert user_texts(waiting) == ["shirt"]
+
+
+async def test_a_polled_delivery_is_admitted_as_an_a2a_message_is_masked_and_stamped(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    """A credential a channel hands over never reaches the task's Temporal history, and the
+    reply carries the participant the channel named, as a SendMessage's does."""
+    key = "sk-" + "Ab3dEfGh1jKlMnOpQrStUvWx0123456789yzABCDEFGHij"
+    async with running_harness(temporal_client, tmp_path, ASK, heartbeat=UNSCHEDULED) as harness:
+        parked = await park(harness)
+        sent = delivery(parked.id, f"M, and my key is {key}", message_id="mail-1")
+        sent.message.metadata.update({"participant_id": "  bob@example.com "})
+        await register(harness, QueueChannel("mail", [sent]))
+
+        snapshot = await tick(harness)
+
+        assert snapshot.channels == ChannelCounts(polled=1, delivered=1)
+        done = await task_in(harness, parked.id, TaskState.TASK_STATE_COMPLETED)
+        history = await temporal_client.get_workflow_handle(parked.id).fetch_history()
+    reply = done.history[-2] if done.history[-1].role == Role.ROLE_AGENT else done.history[-1]
+    assert reply.message_id == "mail-1"
+    assert key not in get_message_text(reply)
+    assert get_message_text(reply).startswith("M, and my key is ")
+    assert reply.metadata["participant_id"] == "bob@example.com"
+    assert key not in history.to_json()

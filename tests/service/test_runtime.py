@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from pathlib import Path
 
 import httpx
@@ -18,7 +19,9 @@ from tests.support import collect, first_event, send_request, states
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
+from tiny_harness.service.durable.dev_server import port_is_free, servers_on
 from tiny_harness.service.durable.gateway import TaskGateway
+from tiny_harness.service.durable.temporal import temporal_cli_path
 from tiny_harness.service.http import HttpServer, free_port
 
 ASK = """
@@ -252,3 +255,91 @@ async def test_killed_while_waiting_for_input_the_reply_still_completes(
         asked = [m for m in task.history if get_message_text(m) == "Let me check."]
         assert len(asked) == 1, "the model call that asked must not run again"
         assert await serve.stop() == 0
+
+
+async def _gone(database: Path, seconds: float = 20) -> bool:
+    """Whether no dev server runs on `database` within `seconds`."""
+    for _ in range(int(seconds * 10)):
+        if not servers_on(database):
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+def _embedded(tmp_path: Path, temporal_port: int) -> ServeProcess:
+    env = {
+        "TINY_HARNESS_TEMPORAL__EMBEDDED_PORT": str(temporal_port),
+        "TINY_HARNESS_HEARTBEAT__ENABLED": "false",
+    }
+    return ServeProcess(tmp_path / "data", free_port(), env)
+
+
+@pytest.mark.timeout(120)
+async def test_the_embedded_temporal_dies_with_a_serve_killed_by_sigkill(tmp_path: Path) -> None:
+    temporal_port = free_port()
+    serve = _embedded(tmp_path, temporal_port)
+    database = serve.data_dir / "temporal.sqlite3"
+    await serve.start()
+    running = servers_on(database)
+    await serve.kill()  # an OOM kill or a closed terminal: serve cleans nothing up
+
+    assert len(running) == 1
+    assert await _gone(database), "the embedded Temporal server outlived a killed serve"
+    assert port_is_free(temporal_port)
+
+
+@pytest.mark.timeout(120)
+async def test_serve_stops_a_dev_server_left_running_on_its_data_dir_and_starts_its_own(
+    tmp_path: Path,
+) -> None:
+    temporal_port = free_port()
+    serve = _embedded(tmp_path, temporal_port)
+    database = serve.data_dir / "temporal.sqlite3"
+    database.parent.mkdir(parents=True)
+    # What an earlier serve (or another tool) left behind: a server on the same database,
+    # in its own session, holding the port serve is configured with.
+    orphan = await asyncio.create_subprocess_exec(
+        *(str(temporal_cli_path()), "server", "start-dev", "--headless"),
+        *("--ip", "127.0.0.1", "--port", str(temporal_port), "--db-filename", str(database)),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        for _ in range(300):
+            if not port_is_free(temporal_port):
+                break
+            await asyncio.sleep(0.1)
+        await serve.start()
+        assert await asyncio.wait_for(orphan.wait(), 20) is not None  # stopped by serve
+        now_running = servers_on(database)
+        assert await serve.stop() == 0
+    finally:
+        if orphan.returncode is None:
+            orphan.kill()
+            await orphan.wait()
+
+    log = "\n".join(serve.lines)
+    assert (
+        f"temporal: stopping a dev server left running on {database.resolve()} (pid {orphan.pid})"
+        in log
+    )
+    assert f"temporal: embedded dev server at 127.0.0.1:{temporal_port}" in log
+    assert len(now_running) == 1
+    assert orphan.pid not in now_running
+    assert await _gone(database)
+
+
+@pytest.mark.timeout(60)
+async def test_an_embedded_temporal_port_held_by_another_program_exits_2_naming_it(
+    tmp_path: Path,
+) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        serve = _embedded(tmp_path, taken)
+        with pytest.raises(RuntimeError, match=f"port {taken} of the embedded Temporal server"):
+            await serve.start()
+        assert await asyncio.wait_for(serve.stop(), 10) == 2
+    assert "TINY_HARNESS_TEMPORAL__EMBEDDED_PORT" in "\n".join(serve.lines)

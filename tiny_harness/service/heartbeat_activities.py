@@ -1,7 +1,9 @@
 """The heartbeat's activities: everything a tick does that touches the world.
 
-    poll_channels     every pull channel's `poll()` -> each delivery sent to its task as a
-                      participant's reply (`TaskGateway.send`) -> ChannelCounts
+    poll_channels     every pull channel's `poll()` -> each delivery admitted as every
+                      message is (`admit_message`: masked, checked, its participant
+                      stamped) and sent to its task as a reply (`TaskGateway.send`)
+                      -> ChannelCounts
     monitor_snapshot  visibility (running TaskWorkflows of the task queue) -> MonitorSnapshot,
                       through the heartbeat.tick.pre hooks
     retention_sweep   store rows past their time-to-live -> how many went, by kind
@@ -32,8 +34,11 @@ from tiny_harness.errors import InvalidMessageError, TaskRefusedError, UnknownTa
 from tiny_harness.harness.channels import Channel, ChannelDelivery
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.core.monitor import ChannelCounts, MonitorSnapshot, OpenTask
+from tiny_harness.harness.core.task_ext import sender_of
 from tiny_harness.harness.hooks import HeartbeatTickPre, HookAbort, HookPoint, Operation, Phase
 from tiny_harness.harness.persistence.retention import RetentionConfig, sweep
+from tiny_harness.harness.security import Redactor
+from tiny_harness.service.admission import admit_message, participant_id
 from tiny_harness.service.durable.activities import HOOK_ABORT_ERROR
 from tiny_harness.service.durable.gateway import TaskGateway, check_reply
 from tiny_harness.service.durable.workflow import TaskWorkflow
@@ -85,16 +90,24 @@ def _quoted(value: str) -> str:
 
 class HeartbeatActivities:
     """The activity bodies of `HeartbeatWorkflow`, bound to one worker: the Temporal client
-    (for visibility), its `Harness` (hooks, store), the retention config and the task queue
-    whose tasks it watches."""
+    (for visibility), its `Harness` (hooks, store), the retention config, the task queue
+    whose tasks it watches, and the redactor every delivery passes (None: the built-in
+    credential shapes, no configured secrets)."""
 
     def __init__(
-        self, client: Client, harness: Harness, *, task_queue: str, retention: RetentionConfig
+        self,
+        client: Client,
+        harness: Harness,
+        *,
+        task_queue: str,
+        retention: RetentionConfig,
+        redactor: Redactor | None = None,
     ) -> None:
         self._client = client
         self._harness = harness
         self._task_queue = task_queue
         self._retention = retention
+        self._redactor = redactor or Redactor()
 
     @activity.defn(name="monitor_snapshot")
     async def monitor_snapshot(self, data: SnapshotInput) -> MonitorSnapshot:
@@ -145,7 +158,7 @@ class HeartbeatActivities:
         gateway = TaskGateway(
             self._client, task_queue=self._task_queue, store=await self._harness.store()
         )
-        outcomes = await asyncio.gather(*(_poll(c, gateway, data) for c in pulled))
+        outcomes = await asyncio.gather(*(_poll(c, gateway, self._redactor, data) for c in pulled))
         flat = [outcome for outcomes_of_one in outcomes for outcome in outcomes_of_one]
         counts = ChannelCounts(
             polled=len(pulled),
@@ -168,7 +181,9 @@ class HeartbeatActivities:
         return [self.poll_channels, self.monitor_snapshot, self.retention_sweep]
 
 
-async def _poll(channel: Channel, gateway: TaskGateway, data: PollInput) -> list[_Outcome]:
+async def _poll(
+    channel: Channel, gateway: TaskGateway, redactor: Redactor, data: PollInput
+) -> list[_Outcome]:
     """One channel's deliveries, sent in the order it gave them; ["failed"] if it raised."""
     try:
         async with asyncio.timeout(data.poll_timeout.total_seconds()):
@@ -176,17 +191,23 @@ async def _poll(channel: Channel, gateway: TaskGateway, data: PollInput) -> list
     except Exception:  # a channel is foreign code: whatever it raises skips it, logged
         logger.exception("channel %s: poll failed; skipped until the next tick", channel.name)
         return ["failed"]
-    return [await _deliver(channel.name, gateway, d, data) for d in deliveries]
+    return [await _deliver(channel.name, gateway, redactor, d, data) for d in deliveries]
 
 
 async def _deliver(
-    channel: str, gateway: TaskGateway, delivery: ChannelDelivery, data: PollInput
+    channel: str,
+    gateway: TaskGateway,
+    redactor: Redactor,
+    delivery: ChannelDelivery,
+    data: PollInput,
 ) -> _Outcome:
-    """Send one delivery as a client's reply is sent; refusals are logged by code only."""
+    """Admit one delivery and send it as a client's reply is sent; refusals are logged by
+    code only."""
     task_id = delivery.task_id
     try:
         async with asyncio.timeout(data.send_timeout.total_seconds()):
             message = _reply_message(delivery)
+            admit_message(message, participant_id(sender_of(message)), redactor)
             if message.context_id:
                 await _check_context(gateway, task_id, message)
             await gateway.send(task_id, message)

@@ -118,6 +118,7 @@ def _heartbeat_activities(
         harness,
         task_queue=settings.temporal.task_queue,
         retention=settings.retention,
+        redactor=_redactor(settings),
     )
 
 

