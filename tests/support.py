@@ -6,6 +6,7 @@ tests never see each other's tasks.
 
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
@@ -15,6 +16,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 from a2a.client import Client as A2AClient
 from a2a.client import ClientCallContext, ClientConfig, ClientFactory
 from a2a.client.service_parameters import ServiceParametersFactory
@@ -315,3 +317,15 @@ def tool_output(text: str) -> str:
     content, _, closing = rest.rpartition("\n")
     assert closing == "</tool_result>", text
     return content
+
+
+DEBUG_LOGGERS = (None, "a2a", "temporalio", "temporalio.activity", "temporalio.workflow", "httpx")
+"""Every logger a message or secret could reach the log through (None: the root)."""
+
+
+def capture_debug(caplog: pytest.LogCaptureFixture) -> None:
+    """Capture DEBUG records from every logger in `DEBUG_LOGGERS`, whatever level an earlier
+    test or the CLI left them at (pytest puts the levels back after the test), so a check
+    that a secret is not in the DEBUG log reads a log that has DEBUG in it."""
+    for name in DEBUG_LOGGERS:
+        caplog.set_level(logging.DEBUG, logger=name)

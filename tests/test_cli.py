@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,3 +51,30 @@ def test_tui_help_lists_every_key(capsys: pytest.CaptureFixture[str]) -> None:
         assert label.lower() in shown
     assert "1-9" in shown
     assert "ctrl+p" in shown
+
+
+def test_a_command_run_in_process_leaves_every_logger_level_as_it_found_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI quiets the SDKs' DEBUG loggers while it runs; a test (or a program) that calls
+    `main` must not find them quieted afterwards, or a later "not in the DEBUG log" check
+    would pass without looking."""
+    names = ("a2a", "temporalio.activity", "temporalio.workflow")
+    before = {name: logging.getLogger(name).level for name in names}
+    monkeypatch.setenv("TINY_HARNESS_TEMPORAL__ADDRESS", "127.0.0.1:1")
+    monkeypatch.setenv("TINY_HARNESS_MODEL__SCRIPT", str(tmp_path / "absent.yaml"))
+    assert main(["worker", "--data-dir", str(tmp_path)]) == EXIT_CONFIG
+    assert {name: logging.getLogger(name).level for name in names} == before
+
+
+def test_the_command_imports_no_subcommand_module_until_one_runs() -> None:
+    """`tiny-harness --help` (and `tui`) open at once: importing the CLI loads neither
+    Textual, nor the A2A and Temporal SDKs, nor the server's configuration."""
+    heavy = ("textual", "a2a", "temporalio", "httpx", "tiny_harness.config")
+    probe = (
+        f"import sys, tiny_harness.cli; print(','.join(m for m in {heavy!r} if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=30
+    ).stdout.strip()
+    assert loaded == ""

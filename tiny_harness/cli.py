@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tiny_harness import __version__
-from tiny_harness.config import Settings, load_settings
 from tiny_harness.errors import ConfigError, ScriptError, TinyHarnessError
-from tiny_harness.interaction.tui.connection import DEFAULT_URL
+from tiny_harness.interaction.tui import DEFAULT_URL
 from tiny_harness.interaction.tui.keys import keys_help
+
+if TYPE_CHECKING:
+    from tiny_harness.config import Settings
 
 EXIT_CONFIG = 2
 EXIT_FAILURE = 1
@@ -71,21 +75,36 @@ def _tui(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    # Imported here, as every subcommand's own modules are: `--help` and `tui` need none.
+    from tiny_harness.config import load_settings
+
     overrides: dict[str, object] = {"data_dir": args.data_dir}
     if args.command == "serve":
         overrides |= {"server.host": args.host, "server.port": args.port}
     return load_settings(args.config, overrides)
 
 
-def _configure_logging(level: str) -> None:
+_NOISY = ("a2a", "temporalio.activity", "temporalio.workflow")
+
+
+@contextlib.contextmanager
+def _logging(level: str) -> Iterator[None]:
+    """Log at `level` to stderr for the command's run, then put back the levels it set: run
+    in-process (a test, an embedding program), the command leaves no logger changed."""
     logging.basicConfig(
         level=level,
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    saved = {name: logging.getLogger(name).level for name in _NOISY}
     # The SDK logs whole request bodies at DEBUG; message text must not reach the logs.
-    for noisy in ("a2a", "temporalio.activity", "temporalio.workflow"):
-        logging.getLogger(noisy).setLevel(max(logging.INFO, logging.getLevelName(level)))
+    for name in _NOISY:
+        logging.getLogger(name).setLevel(max(logging.INFO, logging.getLevelName(level)))
+    try:
+        yield
+    finally:
+        for name, old in saved.items():
+            logging.getLogger(name).setLevel(old)
 
 
 async def _until_signalled(main: Coroutine[None, None, None]) -> None:
@@ -107,12 +126,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _tui(args)
     try:
         settings = _settings(args)
-        _configure_logging(settings.log_level)
-        # Imported here: the server's imports are heavy, and `tui` needs none of them.
-        from tiny_harness.service.runtime import run_worker, serve
+        with _logging(settings.log_level):
+            # Imported here: the server's imports are heavy, and `tui` needs none of them.
+            from tiny_harness.service.runtime import run_worker, serve
 
-        runner = serve(settings) if args.command == "serve" else run_worker(settings)
-        asyncio.run(_until_signalled(runner))
+            runner = serve(settings) if args.command == "serve" else run_worker(settings)
+            asyncio.run(_until_signalled(runner))
     except (ConfigError, ScriptError) as error:
         return _exit(EXIT_CONFIG, f"configuration error: {error.message}")
     except TinyHarnessError as error:

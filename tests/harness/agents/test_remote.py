@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -39,6 +38,7 @@ from tests.harness.agents.plain_agent import (
     plain_card,
     with_extension,
 )
+from tests.support import capture_debug
 from tiny_harness.config import RemoteAgentSpec
 from tiny_harness.errors import AgentUnavailableError, UnsupportedExtensionError
 from tiny_harness.harness.agents import remote
@@ -416,7 +416,7 @@ async def configs_of(server: PlainAgent, task_id: str) -> list[str]:
 async def test_set_push_config_registers_url_and_token_and_delete_removes_it(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.DEBUG)
+    capture_debug(caplog)
     async with plain_agent(card=pushing, push_store=True) as server, connected(server) as agent:
         task_id = await parked_task(agent)
         url = "http://127.0.0.1:9/a2a/push/local-1"

@@ -41,6 +41,7 @@ from temporalio.service import RPCError
 from temporalio.worker import Worker
 
 from tests.service.a2a.push_target import Bystander, PushTarget, PushTargetStart
+from tests.support import capture_debug
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.service.a2a.app import SDK_BODY_LOGGER, create_app
 from tiny_harness.service.a2a.card import build_agent_card
@@ -138,7 +139,7 @@ async def _terminate(handles: list[WorkflowHandle[Any, Any]]) -> None:
 @pytest.fixture(autouse=True)
 def no_token_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     """Every log record of every test, at every level, is free of the push token."""
-    caplog.set_level(logging.DEBUG)
+    capture_debug(caplog)
     yield
     for record in caplog.records:
         assert TOKEN not in record.getMessage(), record.name

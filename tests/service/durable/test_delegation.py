@@ -9,7 +9,6 @@ them is real HTTP through the a2a-sdk client.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,6 +21,7 @@ from tests.support import (
     ASKS_WHICH_SIZE,
     RunningHarness,
     as_participant,
+    capture_debug,
     collect,
     delegating_to,
     llm_requests,
@@ -278,7 +278,7 @@ turns:
 async def test_a_child_harness_cancelled_on_its_own_side_reaches_the_parent_by_push(
     temporal_client: Client, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG)
+    capture_debug(caplog)
     async with delegating(temporal_client, tmp_path, "auto", parent_script=CANCELLED_PARENT) as (
         parent,
         child,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,6 +24,7 @@ from temporalio.client import Client
 from tests.harness.agents.plain_agent import PlainAgent, plain_agent, plain_card
 from tests.support import (
     RunningHarness,
+    capture_debug,
     collect,
     delegating_to,
     llm_requests,
@@ -108,7 +108,7 @@ def registered_token(remote: PlainAgent) -> str:
 async def test_a_change_on_the_remote_side_reaches_the_parent_once(
     temporal_client: Client, tmp_path: Path, caplog: pytest.LogCaptureFixture, push: bool
 ) -> None:
-    caplog.set_level(logging.DEBUG)
+    capture_debug(caplog)
     async with pushing(temporal_client, tmp_path, push=push) as (parent, remote):
         client = await parent.client()
         running = asyncio.create_task(collect(client.send_message(send_request("start"))))

@@ -9,7 +9,6 @@ recording endpoint (receiver.py), allow-listed as the harness's push target.
 from __future__ import annotations
 
 import asyncio
-import logging
 from datetime import timedelta
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from tests.support import (
     ASKS_WHICH_SIZE,
     BINDINGS,
     RunningHarness,
+    capture_debug,
     collect,
     running_harness,
     send_request,
@@ -266,7 +266,7 @@ async def test_push_config_operations_on_an_unknown_task_are_task_not_found(
 async def test_push_secrets_never_reach_history_the_store_file_or_logs(
     temporal_client: Client, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG)
+    capture_debug(caplog)
     async with push_receiver() as receiver, running_harness(temporal_client, tmp_path, ASKS) as h:
         task_id = await parked_task(h)
         created = await (await h.client()).create_task_push_notification_config(

@@ -43,8 +43,9 @@ from textual.worker import Worker, WorkerState
 
 from tiny_harness.errors import AgentCallError, AgentRefusalError, AgentUnreachableError
 from tiny_harness.interaction.a2ui.messages import A2UI_MEDIA_TYPE, A2UI_VERSION
+from tiny_harness.interaction.tui import DEFAULT_URL
 from tiny_harness.interaction.tui.a2ui import A2uiSurface
-from tiny_harness.interaction.tui.connection import DEFAULT_URL, AgentConnection
+from tiny_harness.interaction.tui.connection import AgentConnection
 from tiny_harness.interaction.tui.keys import KEYS, OPTION_KEYS
 from tiny_harness.interaction.tui.screens.card import CardScreen
 from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen

@@ -41,10 +41,10 @@ from tiny_harness.errors import AgentCallError, AgentRefusalError, AgentUnreacha
 from tiny_harness.harness.agents.remote import BINDINGS, PARTICIPANT_HEADER
 from tiny_harness.harness.agents.sdk_streams import closing_stream, track_responses
 from tiny_harness.interaction.a2ui.messages import A2UI_EXTENSION_URI
+from tiny_harness.interaction.tui import DEFAULT_URL
 
-__all__ = ["DEFAULT_URL", "AgentConnection"]
+__all__ = ["AgentConnection"]
 
-DEFAULT_URL: Final = "http://127.0.0.1:8080"
 CALL_TIMEOUT_SECONDS: Final = 15.0
 """The limit on a unary call; a stream may be quiet as long as its task is."""
 
