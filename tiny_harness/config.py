@@ -39,23 +39,22 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Final, Literal
 
-from packaging.version import InvalidVersion, Version
 from pydantic import (
     AnyHttpUrl,
     BaseModel,
     Field,
     SecretStr,
     ValidationError,
-    ValidationInfo,
     field_validator,
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tiny_harness.errors import ConfigError
-from tiny_harness.harness.agents.agent import SELF_AGENT_ID, Updates
+from tiny_harness.harness.agents.spec import RemoteAgentSpec
 from tiny_harness.harness.core.context import ContextBudget
 from tiny_harness.harness.core.duration import Duration
 from tiny_harness.harness.core.retry import RetryPolicies
+from tiny_harness.harness.models.model_config import ModelConfig
 from tiny_harness.harness.persistence.push_key import decode_push_key
 from tiny_harness.harness.persistence.retention import RetentionConfig
 
@@ -136,91 +135,6 @@ class ServerConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=
     web_ui_dir: Path | None = None
     """The built web renderer served at ``/ui``; None means ``renderers/web/dist`` of the
     checkout the package runs from (where ``make serve`` builds it)."""
-
-
-class ModelConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
-    """Which language model drives the agent loop."""
-
-    provider: Literal["scripted", "openai", "openai-chat", "anthropic"] | None = None
-    """None means the scripted model with the built-in demo script. `openai` is the Responses
-    API, `openai-chat` Chat Completions at any `base_url` (Ollama, vLLM, llama.cpp)."""
-    model: str | None = None
-    """The provider's model name (required for every provider but `scripted`)."""
-    base_url: AnyHttpUrl | None = None
-    """The provider's endpoint; required for `openai-chat`, optional for the others."""
-    max_output_tokens: int | None = Field(default=None, ge=1)
-    script: Path | None = None
-    """YAML script for the scripted model; None means the built-in demo script. A relative path
-    from the config file is resolved against the config file's directory."""
-    api_key: SecretStr | None = None
-    """Provider API key. Secret: environment only (``TINY_HARNESS_MODEL__API_KEY``)."""
-
-
-MIN_FOLLOW_INTERVAL: Final[timedelta] = timedelta(seconds=1)
-"""The shortest pause before re-subscribing to a remote task whose stream ended unchanged."""
-
-
-class RemoteAgentSpec(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
-    """One remote A2A agent the harness may delegate to (an ``[[agents]]`` table)."""
-
-    id: NonEmptyStr
-    """The id the model names the agent by; unique, and never ``self`` (the harness itself)."""
-    url: AnyHttpUrl
-    """The agent's base URL; its card is fetched from ``<url>/.well-known/agent-card.json``."""
-    version: str | None = None
-    """The version the agent is registered under (a PEP 440 version, e.g. ``1.2.0``)."""
-    updates: Updates = "auto"
-    """How a parked remote task's changes are heard: push when the card advertises it and
-    ``server.base_url`` is set (auto), SubscribeToTask (follow), or not at all (off)."""
-    follow_interval: Duration = timedelta(seconds=5)
-    """The pause before re-subscribing when a follow stream ends unchanged (at least 1 s)."""
-
-    @field_validator("id")
-    @classmethod
-    def _id_is_not_self(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("an agent id cannot be blank")
-        if value == SELF_AGENT_ID:
-            raise ValueError(
-                f"the agent id {SELF_AGENT_ID!r} is reserved for the harness itself; "
-                "give the agent another id"
-            )
-        return value
-
-    @field_validator("version")
-    @classmethod
-    def _version_is_concrete(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        try:
-            Version(value)
-        except InvalidVersion:
-            raise ValueError(
-                f"an agent version must be a PEP 440 version such as 1.2.0, not {value!r}"
-            ) from None
-        return value
-
-    @field_validator("follow_interval")
-    @classmethod
-    def _follow_interval_is_at_least_a_second(
-        cls, value: timedelta, info: ValidationInfo
-    ) -> timedelta:
-        if value < MIN_FOLLOW_INTERVAL:
-            agent = info.data.get("id", "?")
-            raise ValueError(
-                f"agent {agent!r}: follow_interval must be at least 1 second, "
-                f"not {value.total_seconds():g} s"
-            )
-        return value
-
-    @classmethod
-    def for_self(cls, url: str) -> RemoteAgentSpec:
-        """The spec of the harness itself (id ``self``) at its own public `url`.
-
-        Built without validation, because configuration may never use the id ``self``:
-        only the harness registers itself this way.
-        """
-        return cls.model_construct(id=SELF_AGENT_ID, url=AnyHttpUrl(url))
 
 
 class StoreConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):

@@ -36,7 +36,7 @@ unless a file is named.
   the task never drew is kept in its history and never reaches the model
     test_unknown_a2ui_action_discarded
     test_an_action_on_a_drawn_control_reaches_the_model_and_a_forged_one_does_not
-                                           tests/interaction/a2ui/test_surfaces.py
+                                           tests/harness/a2ui/test_surfaces.py
 
 What ran is counted where it would happen: in the MCP servers' own logs (the ledger plugin,
 the probe server), by marker files a refused command would create, and at the plain agent's
@@ -64,8 +64,8 @@ from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from a2a.utils.errors import InvalidRequestError, TaskNotFoundError
 from temporalio.client import Client
 
+from tests.harness.a2ui.test_surfaces import PICK_A_SIZE, action
 from tests.harness.agents.plain_agent import plain_agent, plain_card, with_extension
-from tests.interaction.a2ui.test_surfaces import PICK_A_SIZE, action
 from tests.support import (
     ASKS_WHICH_SIZE,
     BINDINGS,

@@ -31,10 +31,10 @@ from tiny_harness.errors import (
     InvalidMessageError,
     TaskExtensionError,
 )
+from tiny_harness.harness.a2ui.messages import actions_in
 from tiny_harness.harness.channels.extension import channel_messages_in, has_channel_parts
 from tiny_harness.harness.core.task_ext import PARTICIPANT_METADATA_KEY, envelopes_in
 from tiny_harness.harness.security import Redactor
-from tiny_harness.interaction.a2ui.messages import actions_in
 
 MAX_PARTICIPANT_ID: Final = 200
 

@@ -39,10 +39,10 @@ from tests.harness.agents.plain_agent import (
     with_extension,
 )
 from tests.support import capture_debug
-from tiny_harness.config import RemoteAgentSpec
 from tiny_harness.errors import AgentUnavailableError, UnsupportedExtensionError
 from tiny_harness.harness.agents import remote
 from tiny_harness.harness.agents.remote import PARTICIPANT_HEADER, RemoteAgent
+from tiny_harness.harness.agents.spec import RemoteAgentSpec
 from tiny_harness.service.http import HttpServer, free_port
 
 PARTICIPANT = "p-42"

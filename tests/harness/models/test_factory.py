@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from tiny_harness.config import ModelConfig
 from tiny_harness.errors import ConfigError, ScriptError
 from tiny_harness.harness.models.anthropic import AnthropicLLM
 from tiny_harness.harness.models.factory import choose_model
 from tiny_harness.harness.models.llm import LLM, LLMRequest, LLMResponse, UserItem
+from tiny_harness.harness.models.model_config import ModelConfig
 from tiny_harness.harness.models.openai_chat import OpenAIChatLLM
 from tiny_harness.harness.models.scripted import ScriptedLLM, builtin_demo_script
 

@@ -48,12 +48,12 @@ from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.a2a.push import (
     MAX_PUSH_BYTES,
     PUSH_TOKEN_HEADER,
-    PushIn,
     PushReceiver,
     push_url,
     token_digest,
 )
 from tiny_harness.service.durable.gateway import TaskGateway
+from tiny_harness.service.durable.remote_models import PushIn
 from tiny_harness.service.http import HttpServer, free_port
 
 TOKEN = "push-token-" + uuid.uuid4().hex

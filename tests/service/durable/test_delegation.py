@@ -29,8 +29,8 @@ from tests.support import (
     send_request,
     states,
 )
-from tiny_harness.config import RemoteAgentSpec
 from tiny_harness.harness.agents.remote import RemoteAgent
+from tiny_harness.harness.agents.spec import RemoteAgentSpec
 from tiny_harness.harness.agents.turns import RemoteTurn
 from tiny_harness.harness.core.task_ext import (
     AcceptanceCriterion,

@@ -142,9 +142,8 @@ turns:
 """
 
 
-async def test_skill_mcp_tool_is_callable_after_load_skill_and_not_before(
-    temporal_client: Client, tmp_path: Path
-) -> None:
+def _calc_plugin(tmp_path: Path) -> Path:
+    """A plugin with one skill, `calc`, whose MCP server (the calculator) adds numbers."""
     launcher = f'#!/bin/sh\nexec "$TEST_PYTHON" "{CALCULATOR}"\n'
     mcp = {
         "mcpServers": {
@@ -162,6 +161,13 @@ async def test_skill_mcp_tool_is_callable_after_load_skill_and_not_before(
         },
     )
     (plugin / "skills/calc/serve.sh").chmod(0o755)
+    return plugin
+
+
+async def test_skill_mcp_tool_is_callable_after_load_skill_and_not_before(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    plugin = _calc_plugin(tmp_path)
     async with running_harness(temporal_client, tmp_path, SKILL_SCRIPT, plugins=[plugin]) as h:
         events = await collect((await h.client()).send_message(send_request("add 2 and 3")))
         requests = await llm_requests(temporal_client, events[0].task.id)
@@ -178,6 +184,35 @@ async def test_skill_mcp_tool_is_callable_after_load_skill_and_not_before(
     assert tool_output(after.text) == '{"total": 5}'
     assert "calc.add" in {t.name for t in requests[-1].tools}
     assert "## skill:calc\nUse calc.add." in requests[-1].instructions
+
+
+UNLOAD_SCRIPT = """
+turns:
+  - tool_calls: [{name: load_skill, arguments: {name: calc}}]
+  - tool_calls: [{name: unload_skill, arguments: {name: calc}}]
+  - tool_calls: [{name: calc.add, arguments: {a: 2, b: 3}}]
+  - text: done
+"""
+
+
+async def test_unload_skill_takes_its_section_and_tools_out_of_what_the_model_is_sent_next(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    plugin = _calc_plugin(tmp_path)
+    async with running_harness(temporal_client, tmp_path, UNLOAD_SCRIPT, plugins=[plugin]) as h:
+        events = await collect((await h.client()).send_message(send_request("add 2 and 3")))
+        requests = await llm_requests(temporal_client, events[0].task.id)
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"
+    loaded, unloaded, after = requests[1], requests[2], requests[3]
+    assert "calc.add" in {t.name for t in loaded.tools}
+    assert "## skill:calc\nUse calc.add." in loaded.instructions
+    assert "calc.add" not in {t.name for t in unloaded.tools}
+    assert "## skill:calc" not in unloaded.instructions
+    assert "- calc: Adds numbers with a calculator." in unloaded.instructions  # still listed
+    *_, removed, refused = tool_results(after.input)
+    assert "Skill 'calc' unloaded" in removed.text
+    assert refused.is_error
+    assert "load_skill it first" in refused.text
 
 
 @pytest.mark.timeout(90)

@@ -52,10 +52,10 @@ from a2a.utils.errors import A2AError
 from google.protobuf.json_format import ParseError
 from packaging.version import InvalidVersion, Version
 
-from tiny_harness.config import RemoteAgentSpec
 from tiny_harness.errors import AgentUnavailableError, UnsupportedExtensionError
 from tiny_harness.harness.agents.agent import Agent, Updates
 from tiny_harness.harness.agents.sdk_streams import closing_stream, track_responses
+from tiny_harness.harness.agents.spec import RemoteAgentSpec
 from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI
 from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
 from tiny_harness.harness.entities import EntityKind, EntityRef

@@ -17,9 +17,6 @@ from pydantic import BaseModel
 
 from tiny_harness.harness.core import task_states
 
-FINAL_STATES = task_states.FINAL
-PARKED_STATES = task_states.PAUSED
-
 
 class RemoteTurn(BaseModel, frozen=True):
     """A remote task's id, state (an `a2a.types.TaskState` value) and status text."""
@@ -31,12 +28,12 @@ class RemoteTurn(BaseModel, frozen=True):
     @property
     def final(self) -> bool:
         """The remote task ended."""
-        return self.state in FINAL_STATES
+        return self.state in task_states.FINAL
 
     @property
     def parked(self) -> bool:
         """The remote task waits for input (or for authorisation)."""
-        return self.state in PARKED_STATES
+        return self.state in task_states.PAUSED
 
     @property
     def state_name(self) -> str:
@@ -56,7 +53,7 @@ def turn_of_task(task: Task, *, known_text: str = "") -> RemoteTurn:
     """The turn a Task snapshot shows; a status without a message says what the final
     task's artifacts say, else keeps `known_text`."""
     text = _status_text(task.status)
-    if not text and task.status.state in FINAL_STATES:
+    if not text and task.status.state in task_states.FINAL:
         text = "\n".join(filter(None, (get_artifact_text(a) for a in task.artifacts)))
     return RemoteTurn(remote_task_id=task.id, state=task.status.state, text=text or known_text)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tiny_harness.config import ModelConfig
 from tiny_harness.errors import ConfigError
 from tiny_harness.harness.models.anthropic import AnthropicLLM
 from tiny_harness.harness.models.llm import LLM
+from tiny_harness.harness.models.model_config import ModelConfig
 from tiny_harness.harness.models.openai import OpenAILLM
 from tiny_harness.harness.models.openai_chat import OpenAIChatLLM
 from tiny_harness.harness.models.scripted import ScriptedLLM, builtin_demo_script, load_script

@@ -11,10 +11,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-from a2a.types import TaskState
 from pydantic import TypeAdapter, ValidationError
 
 from tiny_harness.errors import StoreError
+from tiny_harness.harness.core.task_states import FINAL
 from tiny_harness.harness.persistence.records import Record, RecordKind
 
 TABLES: Final[dict[RecordKind, str]] = {
@@ -26,12 +26,6 @@ TABLES: Final[dict[RecordKind, str]] = {
 }
 """The table of each task-scoped kind; only these fixed names are ever put into SQL."""
 
-FINAL_STATES: Final = (
-    TaskState.TASK_STATE_COMPLETED,
-    TaskState.TASK_STATE_FAILED,
-    TaskState.TASK_STATE_CANCELED,
-    TaskState.TASK_STATE_REJECTED,
-)
 
 _OUTLIVE_THEIR_TASK: Final = frozenset({RecordKind.PLAN, RecordKind.STATE})
 """Kinds that are kept while their task is not final, however old they are."""
@@ -99,7 +93,7 @@ def delete_expired(connection: sqlite3.Connection, kind: RecordKind, before: str
     once both it and its final task were last written before `before` (or, its task unknown
     to the store, by its own age), never while its task runs.
     """
-    finals = ", ".join(str(int(state)) for state in FINAL_STATES)
+    finals = ", ".join(str(int(state)) for state in sorted(FINAL))
     params: tuple[str, ...] = (before,)
     if kind is RecordKind.TASK:
         sql = f"DELETE FROM tasks WHERE updated_at < ? AND state IN ({finals})"  # noqa: S608

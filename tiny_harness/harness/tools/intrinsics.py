@@ -14,6 +14,7 @@ from typing import Final
 from pydantic import BaseModel, Field, JsonValue, ValidationError
 
 from tiny_harness.errors import PlanError, ToolArgumentError, ToolNotFoundError
+from tiny_harness.harness.a2ui.messages import ServerMessage
 from tiny_harness.harness.core.plan import Plan, Step
 from tiny_harness.harness.core.task_ext import ParticipantRole
 from tiny_harness.harness.tools.definition import (
@@ -25,7 +26,6 @@ from tiny_harness.harness.tools.definition import (
     WorkflowCommand,
 )
 from tiny_harness.harness.tools.tool import Tool, tool_ref
-from tiny_harness.interaction.a2ui.messages import ServerMessage
 
 
 class PlanStepArgs(BaseModel, extra="forbid", frozen=True):

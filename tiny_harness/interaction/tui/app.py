@@ -42,7 +42,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.worker import Worker, WorkerState
 
 from tiny_harness.errors import AgentCallError, AgentRefusalError, AgentUnreachableError
-from tiny_harness.interaction.a2ui.messages import A2UI_MEDIA_TYPE, A2UI_VERSION
+from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE, A2UI_VERSION
 from tiny_harness.interaction.tui import DEFAULT_URL
 from tiny_harness.interaction.tui.a2ui import A2uiSurface
 from tiny_harness.interaction.tui.connection import AgentConnection

@@ -38,9 +38,9 @@ from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP, A2AError
 from google.protobuf.json_format import ParseError
 
 from tiny_harness.errors import AgentCallError, AgentRefusalError, AgentUnreachableError
+from tiny_harness.harness.a2ui.messages import A2UI_EXTENSION_URI
 from tiny_harness.harness.agents.remote import BINDINGS, PARTICIPANT_HEADER
 from tiny_harness.harness.agents.sdk_streams import closing_stream, track_responses
-from tiny_harness.interaction.a2ui.messages import A2UI_EXTENSION_URI
 from tiny_harness.interaction.tui import DEFAULT_URL
 
 __all__ = ["AgentConnection"]

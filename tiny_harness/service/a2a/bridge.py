@@ -18,7 +18,8 @@ from typing import Final
 from a2a.types import StreamResponse
 
 from tiny_harness.errors import WatchUnavailableError
-from tiny_harness.service.durable.event_log import INTERRUPTED_STATES, TERMINAL_STATES, state_of
+from tiny_harness.harness.core.task_states import FINAL, PAUSED
+from tiny_harness.service.durable.event_log import state_of
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.durable.models import EventPage, LoggedEvent
 
@@ -76,13 +77,13 @@ async def _logged(
             cursor = logged.seq + 1
             if ends(logged, page):
                 return
-        if not page.events and page.closing and page.state in TERMINAL_STATES:
+        if not page.events and page.closing and page.state in FINAL:
             return
         page = None
 
 
 def _is_final(logged: LoggedEvent, page: EventPage) -> bool:
-    return state_of(logged.event) in TERMINAL_STATES
+    return state_of(logged.event) in FINAL
 
 
 class _Reader:
@@ -116,6 +117,6 @@ class _Reader:
 
 def _ends_stream(logged: LoggedEvent, page: EventPage) -> bool:
     state = state_of(logged.event)
-    if state in TERMINAL_STATES:
+    if state in FINAL:
         return True
-    return state in INTERRUPTED_STATES and logged.seq == page.log_length - 1
+    return state in PAUSED and logged.seq == page.log_length - 1

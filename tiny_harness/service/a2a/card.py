@@ -14,14 +14,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tiny_harness import __version__
-from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI, CHANNEL_MEDIA_TYPE
-from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
-from tiny_harness.interaction.a2ui.messages import (
+from tiny_harness.harness.a2ui.messages import (
     A2UI_EXTENSION_URI,
     A2UI_MEDIA_TYPE,
     A2UI_VERSION,
     BASIC_CATALOG_ID,
 )
+from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI, CHANNEL_MEDIA_TYPE
+from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
 
 JSONRPC_PATH: Final = "/"
 REST_PATH: Final = "/rest"

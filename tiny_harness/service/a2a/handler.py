@@ -63,6 +63,7 @@ from tiny_harness.errors import (
 )
 from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.core.participants import is_admin
+from tiny_harness.harness.core.task_states import FINAL
 from tiny_harness.harness.persistence.store import TaskQuery
 from tiny_harness.harness.security import Redactor
 from tiny_harness.service.a2a.access import (
@@ -77,7 +78,6 @@ from tiny_harness.service.a2a.bridge import follow, logged_events
 from tiny_harness.service.a2a.channels import check_membership, record_channel_messages
 from tiny_harness.service.a2a.listing import list_tasks
 from tiny_harness.service.a2a.push_configs import PushConfigOperations
-from tiny_harness.service.durable.event_log import TERMINAL_STATES
 from tiny_harness.service.durable.gateway import TaskGateway, check_reply
 from tiny_harness.service.durable.models import InboxReceipt, TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
@@ -229,7 +229,7 @@ class HarnessRequestHandler(RequestHandler):
     ) -> Task | None:
         """Signal the workflow to cancel and answer once the task is CANCELED (or final)."""
         snap = await self._visible(params.id, context, "cancel")
-        if snap.task.status.state in TERMINAL_STATES:
+        if snap.task.status.state in FINAL:
             raise TaskNotCancelableError
         try:
             await self._gateway.cancel(params.id, "canceled by request")
@@ -250,7 +250,7 @@ class HarnessRequestHandler(RequestHandler):
         AUTH_REQUIRED (3.1.6: it terminates at a terminal state), so a subscriber hears the
         reply someone else sends and how the task ends."""
         snap = await self._visible(params.id, context, "subscribe to")
-        if snap.task.status.state in TERMINAL_STATES:
+        if snap.task.status.state in FINAL:
             raise UnsupportedOperationError(message=f"task {params.id} is in a final state")
         yield snap.task
         async for logged in logged_events(self._gateway, params.id, snap.version):

@@ -26,13 +26,14 @@ from urllib.parse import quote
 
 from a2a.types import StreamResponse
 from google.protobuf import json_format
-from pydantic import BaseModel
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 from temporalio.client import Client
 
-# The general body limit's own helpers: a push is read the same way, only to a smaller limit.
 from tiny_harness.service.a2a.limits import read_capped, replay_body
+
+# The general body limit's own helpers: a push is read the same way, only to a smaller limit.
+from tiny_harness.service.durable.remote_models import REMOTE_PUSH_UPDATE, PushIn
 
 logger = logging.getLogger(__name__)
 
@@ -42,8 +43,6 @@ PUSH_ROUTE: Final = "/a2a/push/{task_id:path}"
 in it (which `push_url` encodes) still reaches the endpoint whole."""
 PUSH_TOKEN_HEADER: Final = "X-A2A-Notification-Token"  # noqa: S105 - a header name
 MAX_PUSH_BYTES: Final = 65_536
-REMOTE_PUSH_UPDATE: Final = "remote_push"
-"""The update a stand-in workflow defines to take a push (its validator is the check)."""
 UPDATE_TIMEOUT: Final = timedelta(seconds=10)
 """How long a push waits for the stand-in to take its update: a workflow whose worker is down
 must not hold the connection open. A late-delivered doorbell is harmless."""
@@ -65,16 +64,6 @@ def push_url(base_url: str, task_id: str) -> str:
 def token_digest(token: str) -> str:
     """The SHA-256 hex digest of `token`: the only form of a push token anything keeps."""
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-class PushIn(BaseModel, frozen=True):
-    """The `remote_push` update's argument: the token's digest, never the token."""
-
-    token_digest: str
-    remote_task_id: str
-    """The task id the push body names (the remote agent's id for the task)."""
-    claimed_state: int | None = None
-    """The `TaskState` the body claims, if any: a hint to fetch again, never applied."""
 
 
 class PushReceiver:

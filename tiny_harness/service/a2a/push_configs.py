@@ -22,7 +22,7 @@ from a2a.utils.errors import (
 )
 
 from tiny_harness.errors import PushError, PushUrlRefusedError
-from tiny_harness.service.durable.event_log import TERMINAL_STATES
+from tiny_harness.harness.core.task_states import FINAL
 from tiny_harness.service.durable.models import TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
 
@@ -66,7 +66,7 @@ class PushConfigOperations:
         self, params: TaskPushNotificationConfig, task: TaskSnapshot
     ) -> TaskPushNotificationConfig:
         """Register a receiver for the task's events from now on (secrets never echoed)."""
-        final = task.task.status.state in TERMINAL_STATES
+        final = task.task.status.state in FINAL
         return await self.register(params, task.task.id, cursor=task.version, final=final)
 
     async def get(self, params: GetTaskPushNotificationConfigRequest) -> TaskPushNotificationConfig:

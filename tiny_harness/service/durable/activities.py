@@ -27,6 +27,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from tiny_harness.errors import HelpDecisionError, ToolError
+from tiny_harness.harness.a2ui.messages import actions_in, render_action
 from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.hooks import (
     HookAbort,
@@ -49,7 +50,6 @@ from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.persistence.store import TaskRecord
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.harness.tools.mcp import McpTool
-from tiny_harness.interaction.a2ui.messages import actions_in, render_action
 from tiny_harness.service.durable import compacting
 from tiny_harness.service.durable.beats import heartbeating
 from tiny_harness.service.durable.helping import route_question

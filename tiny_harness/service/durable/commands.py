@@ -15,12 +15,12 @@ with workflow.unsafe.imports_passed_through():
     from pydantic import TypeAdapter
 
     from tiny_harness.errors import A2uiMessageError, PlanError, RoleChangeError
+    from tiny_harness.harness.a2ui.messages import ServerMessage, ui_part
+    from tiny_harness.harness.a2ui.surfaces import draw
     from tiny_harness.harness.core.participants import not_on_task, set_role
     from tiny_harness.harness.core.plan import Plan
     from tiny_harness.harness.core.task_ext import ParticipantRole, participant_ids
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
-    from tiny_harness.interaction.a2ui.messages import ServerMessage, ui_part
-    from tiny_harness.interaction.a2ui.surfaces import draw
     from tiny_harness.service.durable.dispatch import HookDispatcher
     from tiny_harness.service.durable.models import LoadedSkill, PendingQuestion, TaskRun
     from tiny_harness.service.durable.narrator import Narrator

@@ -23,7 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import TaskState
 
     from tiny_harness.errors import TaskExtensionError
-    from tiny_harness.harness.agents.turns import FINAL_STATES, PARKED_STATES, RemoteTurn
+    from tiny_harness.harness.agents.turns import RemoteTurn
     from tiny_harness.harness.core.participants import not_on_task, participants_of
     from tiny_harness.harness.core.task_ext import (
         EventEnvelope,
@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
         link_sub_task,
         note_sub_task_state,
     )
+    from tiny_harness.harness.core.task_states import FINAL, PAUSED
     from tiny_harness.harness.models.llm import UserItem
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
     from tiny_harness.service.durable.commands import error_result
@@ -51,7 +52,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from tiny_harness.service.durable.remote_workflow import RemoteTaskWorkflow
 
-_TOLD = FINAL_STATES | PARKED_STATES
+_TOLD = FINAL | PAUSED
 """States the parent's model hears about."""
 
 
@@ -65,7 +66,7 @@ class Delegation:
     @property
     def unresolved(self) -> list[SubtaskRow]:
         """Sub-tasks not in a final state (parked ones included)."""
-        return [row for row in self._run.subtasks if row.state not in FINAL_STATES]
+        return [row for row in self._run.subtasks if row.state not in FINAL]
 
     async def apply(self, command: WorkflowCommand) -> ToolResult:
         """Start or answer a sub-task; the result the model reads."""
@@ -162,7 +163,7 @@ class Delegation:
             return error_result(
                 command, f"sub-task {row.id} is assigned to {row.assignee}; they answer it"
             )
-        if row.state not in PARKED_STATES:
+        if row.state not in PAUSED:
             state = TaskState.Name(row.state)
             return error_result(command, f"sub-task {row.id} is not waiting for input ({state})")
         handle = workflow.get_external_workflow_handle(row.local_id)
@@ -186,7 +187,7 @@ class Delegation:
         row = row.model_copy(
             update={"state": turn.state, "text": turn.text, "remote_task_id": turn.remote_task_id}
         )
-        if turn.state in _TOLD and (turn.state != told or turn.state in PARKED_STATES):
+        if turn.state in _TOLD and (turn.state != told or turn.state in PAUSED):
             row = row.model_copy(update={"told_state": turn.state})
             self._run.notes.append(
                 UserItem(
@@ -215,7 +216,7 @@ class Delegation:
         """An event about a sub-task's remote task: its stand-in is told to look at the
         task (GetTask), as on a push. The event itself is never taken as the truth."""
         row = self._news_target(_event_task_id(envelope))
-        if row is None or row.state in FINAL_STATES:
+        if row is None or row.state in FINAL:
             return
         root = envelope.root
         claimed = root.event().status.state if isinstance(root, StatusUpdateEnvelope) else None

@@ -27,14 +27,6 @@ from google.protobuf.struct_pb2 import Value
 from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import JsonValue
 
-from tiny_harness.harness.core import task_states
-
-TERMINAL_STATES: Final = task_states.FINAL
-"""States a task never leaves."""
-
-INTERRUPTED_STATES: Final = task_states.PAUSED
-"""States in which a task waits for a participant; a stream pauses there."""
-
 PLAN_MEDIA_TYPE: Final = "application/vnd.tiny-harness.plan+json"
 
 

@@ -32,8 +32,8 @@ from tiny_harness.errors import (
     WatchUnavailableError,
 )
 from tiny_harness.harness.core.retry import RetryPolicies
+from tiny_harness.harness.core.task_states import FINAL
 from tiny_harness.harness.persistence.store import Store, TaskRecord
-from tiny_harness.service.durable.event_log import TERMINAL_STATES
 from tiny_harness.service.durable.inbox import INVALID_ENVELOPE_ERROR
 from tiny_harness.service.durable.models import (
     EventPage,
@@ -120,7 +120,7 @@ class TaskGateway:
     async def snapshot(self, task_id: str) -> TaskSnapshot | None:
         """The task as it stands, or None when no such task exists."""
         record = await self._store.get_task(task_id)
-        if record is not None and record.task.status.state in TERMINAL_STATES:
+        if record is not None and record.task.status.state in FINAL:
             return TaskSnapshot(task=record.task, version=record.version)
         try:
             return await self._handle(task_id).query(TaskWorkflow.task, rpc_timeout=QUERY_TIMEOUT)
@@ -182,7 +182,7 @@ class TaskGateway:
 def check_reply(task: Task, message: Message) -> None:
     """Refuse, before it is sent, a reply `task` cannot take: `FinalTaskError` when the task
     is final, `InvalidMessageError` when the message names a context not the task's."""
-    if task.status.state in TERMINAL_STATES:
+    if task.status.state in FINAL:
         raise FinalTaskError(f"task {task.id} is final and takes no more messages")
     if message.context_id and message.context_id != task.context_id:
         raise InvalidMessageError(f"context {message.context_id} does not match the task's context")

@@ -23,6 +23,8 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Message
 
     from tiny_harness.errors import A2uiMessageError, TaskExtensionError
+    from tiny_harness.harness.a2ui.messages import actions_in
+    from tiny_harness.harness.a2ui.surfaces import without_forged
     from tiny_harness.harness.core.task_ext import (
         EventEnvelope,
         TaskExtensionData,
@@ -31,8 +33,6 @@ with workflow.unsafe.imports_passed_through():
         merge_ext,
         sender_of,
     )
-    from tiny_harness.interaction.a2ui.messages import actions_in
-    from tiny_harness.interaction.a2ui.surfaces import without_forged
     from tiny_harness.service.durable import event_log
     from tiny_harness.service.durable.delegation import Delegation
     from tiny_harness.service.durable.models import TaskRun

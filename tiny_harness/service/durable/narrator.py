@@ -37,7 +37,7 @@ class Narrator:
     @property
     def final(self) -> bool:
         """Whether the task is in a state it never leaves."""
-        return self._run.task.status.state in event_log.TERMINAL_STATES
+        return self._run.task.status.state in task_states.FINAL
 
     def set_state(
         self,
@@ -57,7 +57,7 @@ class Narrator:
         before = task.status.state
         task_states.check_transition(before, state)
         self._log.record(event_log.status_event(task, state, workflow.now(), message))
-        if state not in event_log.TERMINAL_STATES:  # the final flush writes the end
+        if state not in task_states.FINAL:  # the final flush writes the end
             self._snapshots.mark()
         if before != state:
             self._hooks.state_changed(before, state)

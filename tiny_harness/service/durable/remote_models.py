@@ -8,7 +8,7 @@ with a `subtask_changed` signal.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
@@ -153,3 +153,17 @@ class PushDeleteInput(BaseModel, frozen=True):
 
     call: RemoteCall
     config_id: str
+
+
+REMOTE_PUSH_UPDATE: Final = "remote_push"
+"""The update a stand-in workflow defines to take a push (its validator is the check)."""
+
+
+class PushIn(BaseModel, frozen=True):
+    """The `remote_push` update's argument: the token's digest, never the token."""
+
+    token_digest: str
+    remote_task_id: str
+    """The task id the push body names (the remote agent's id for the task)."""
+    claimed_state: int | None = None
+    """The `TaskState` the body claims, if any: a hint to fetch again, never applied."""

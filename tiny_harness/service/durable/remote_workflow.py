@@ -29,15 +29,16 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import TaskState
 
     from tiny_harness.harness.agents.turns import RemoteTurn
-    from tiny_harness.service.a2a.push import REMOTE_PUSH_UPDATE, PushIn
     from tiny_harness.service.durable.remote_activities import (
         FOLLOW_WINDOW_SECONDS,
         RemoteActivities,
     )
     from tiny_harness.service.durable.remote_models import (
+        REMOTE_PUSH_UPDATE,
         FollowInput,
         FollowOutput,
         PushDeleteInput,
+        PushIn,
         RemoteCall,
         RemoteStart,
         RemoteWatch,

@@ -35,11 +35,12 @@ from temporalio import activity
 from temporalio.service import RPCError, RPCStatusCode
 
 from tiny_harness.errors import PushKeyError, PushUrlRefusedError
+from tiny_harness.harness.core.task_states import FINAL
 from tiny_harness.harness.persistence.push_configs import PushConfigStore
 from tiny_harness.service.a2a.bridge import logged_events
 from tiny_harness.service.a2a.push import PUSH_TOKEN_HEADER
 from tiny_harness.service.durable.beats import heartbeating
-from tiny_harness.service.durable.event_log import TERMINAL_STATES, state_of
+from tiny_harness.service.durable.event_log import state_of
 from tiny_harness.service.durable.gateway import TaskGateway
 from tiny_harness.service.notifications.models import DeliveryInput, DeliveryProgress
 from tiny_harness.service.notifications.url_guard import UrlGuard, post_pinned
@@ -240,7 +241,7 @@ class _Slice:
             self._given.config_id,
             self._given.window,
             self._drop_before,
-            "final" if state_of(event) in TERMINAL_STATES else "not final",
+            "final" if state_of(event) in FINAL else "not final",
         )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from a2a.types import Message
 
 from tiny_harness.errors import A2uiMessageError
-from tiny_harness.interaction.a2ui.messages import Action, ServerMessage, actions_in
+from tiny_harness.harness.a2ui.messages import Action, ServerMessage, actions_in
 
 type Surfaces = dict[str, list[str]]
 """Surface id → the ids of its components, in the order they came."""

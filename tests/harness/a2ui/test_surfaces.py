@@ -16,14 +16,14 @@ from temporalio.client import Client
 
 from tests.support import collect, llm_requests, running_harness, send_request
 from tiny_harness.errors import A2uiMessageError
-from tiny_harness.harness.models.llm import UserItem
-from tiny_harness.interaction.a2ui.messages import (
+from tiny_harness.harness.a2ui.messages import (
     A2UI_MEDIA_TYPE,
     Action,
     ServerMessage,
     actions_in,
 )
-from tiny_harness.interaction.a2ui.surfaces import draw, knows, without_forged
+from tiny_harness.harness.a2ui.surfaces import draw, knows, without_forged
+from tiny_harness.harness.models.llm import UserItem
 
 PICK_A_SIZE = """
 turns:
