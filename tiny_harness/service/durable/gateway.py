@@ -1,8 +1,10 @@
-"""`TaskGateway`: the one place the A2A server talks to Temporal and the store about tasks.
+"""`TaskGateway`: the one place the A2A server talks to Temporal about a task.
 
-The server never runs loop code and keeps no task state of its own: every operation here is
-an update, signal or query on the task's workflow (workflow id = task id), or a read of the
-store once the workflow has closed. Temporal failures come back as the harness's own
+The server never runs loop code and keeps no task state of its own: every operation on a
+task here is an update, signal or query on its workflow (workflow id = task id), or a read
+of the store once the workflow has closed. What spans tasks goes to the store itself, which
+the gateway hands out (`store`): a listing, the owner of a context, and the record of a
+channel post kept before its task takes it. Temporal failures come back as the harness's own
 errors (`UnknownTaskError`, `FinalTaskError`, `InvalidMessageError`), never as raw RPC
 errors, so the A2A layer can map them to protocol errors in one place.
 """
@@ -76,7 +78,8 @@ class TaskGateway:
 
     @property
     def store(self) -> Store:
-        """The store that holds records of closed tasks."""
+        """The store: records of closed tasks, and what spans tasks (listings, contexts,
+        channel posts), which the A2A handler reads and writes itself."""
         return self._store
 
     async def start(self, task_id: str, context_id: str, message: Message) -> InboxReceipt:
