@@ -74,9 +74,9 @@ from temporalio.service import RPCError, RPCStatusCode
 from tiny_harness.config import TemporalConfig
 from tiny_harness.harness.agents.turns import RemoteTurn
 from tiny_harness.service.a2a.app import create_app
-from tiny_harness.service.durable.remote_models import SubtaskUpdate
-from tiny_harness.service.durable.remote_workflow import SUBTASK_CHANGED_SIGNAL
-from tiny_harness.service.durable.temporal import connect
+from tiny_harness.service.durable.client.temporal import connect
+from tiny_harness.service.durable.remote_payloads import SubtaskUpdate
+from tiny_harness.service.durable.workflows.remote import SUBTASK_CHANGED_SIGNAL
 
 # `tests` is importable from the repository root only (pytest's pythonpath "."), so a run
 # as `python bench/watch.py` puts the root on the path first.

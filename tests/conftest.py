@@ -12,7 +12,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from tiny_harness.service.durable.temporal import temporal_cli_path
+from tiny_harness.service.durable.client.temporal import temporal_cli_path
 
 
 @pytest.fixture(scope="session")

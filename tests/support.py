@@ -29,32 +29,32 @@ from tiny_harness.config import HeartbeatConfig, RemoteAgentSpec
 from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.roster import render_roster
 from tiny_harness.harness.channels.a2a import A2AChannel
-from tiny_harness.harness.core.harness import Harness
-from tiny_harness.harness.core.retry import RetryPolicies
-from tiny_harness.harness.core.task_ext import (
+from tiny_harness.harness.entities import RegistryEntry
+from tiny_harness.harness.models.llm import LLM, LLMRequest
+from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
+from tiny_harness.harness.persistence.push_config_store import PushConfigStore
+from tiny_harness.harness.persistence.retention import RetentionConfig
+from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.plugins.install import Installation, build_harness
+from tiny_harness.harness.runtime.harness import Harness
+from tiny_harness.harness.settings.retry import RetryPolicies
+from tiny_harness.harness.tasks.extension import (
     EventEnvelope,
     Participant,
     ParticipantRole,
     TaskExtensionData,
     envelope_part,
 )
-from tiny_harness.harness.entities import RegistryEntry
-from tiny_harness.harness.models.llm import LLM, LLMRequest
-from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
-from tiny_harness.harness.persistence.push_configs import PushConfigStore
-from tiny_harness.harness.persistence.retention import RetentionConfig
-from tiny_harness.harness.persistence.sqlite import SqliteStore
-from tiny_harness.harness.plugins.install import Installation, build_harness
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
-from tiny_harness.service.a2a.push import PushReceiver
+from tiny_harness.service.a2a.doorbell import PushReceiver
 from tiny_harness.service.a2a.rate_limit import RateLimit
-from tiny_harness.service.durable.activities import TaskActivities
-from tiny_harness.service.durable.gateway import TaskGateway
-from tiny_harness.service.durable.models import InvokeLLMInput
-from tiny_harness.service.durable.worker import build_worker
-from tiny_harness.service.heartbeat import HeartbeatMonitor
-from tiny_harness.service.heartbeat_activities import HeartbeatActivities
+from tiny_harness.service.durable.activities.task import TaskActivities
+from tiny_harness.service.durable.client.gateway import TaskGateway
+from tiny_harness.service.durable.client.worker import build_worker
+from tiny_harness.service.durable.payloads import InvokeLLMInput
+from tiny_harness.service.heartbeat.activities import HeartbeatActivities
+from tiny_harness.service.heartbeat.schedule import HeartbeatMonitor
 from tiny_harness.service.http import HttpServer, free_port
 from tiny_harness.service.notifications.outbound import open_outbound
 

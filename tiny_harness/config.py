@@ -51,12 +51,12 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from tiny_harness.errors import ConfigError
 from tiny_harness.harness.agents.spec import RemoteAgentSpec
-from tiny_harness.harness.core.context import ContextBudget
-from tiny_harness.harness.core.duration import Duration
-from tiny_harness.harness.core.retry import RetryPolicies
+from tiny_harness.harness.context.window import ContextBudget
 from tiny_harness.harness.models.model_config import ModelConfig
 from tiny_harness.harness.persistence.push_key import decode_push_key
 from tiny_harness.harness.persistence.retention import RetentionConfig
+from tiny_harness.harness.settings.duration import Duration
+from tiny_harness.harness.settings.retry import RetryPolicies
 
 __all__ = [
     "ENV_NESTED_DELIMITER",

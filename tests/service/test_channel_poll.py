@@ -25,15 +25,12 @@ from temporalio.service import RPCError
 from tests.support import RunningHarness, collect, running_harness, send_request, states
 from tiny_harness.config import HeartbeatConfig
 from tiny_harness.harness.channels import Channel, ChannelDelivery, channel_ref
-from tiny_harness.harness.core.monitor import ChannelCounts, MonitorSnapshot
 from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.persistence.retention import RetentionConfig
-from tiny_harness.service.heartbeat import (
-    HeartbeatStart,
-    HeartbeatWorkflow,
-    ensure_heartbeat_schedule,
-)
-from tiny_harness.service.heartbeat_activities import HeartbeatActivities, PollInput
+from tiny_harness.harness.runtime.monitor import ChannelCounts, MonitorSnapshot
+from tiny_harness.service.heartbeat.activities import HeartbeatActivities, PollInput
+from tiny_harness.service.heartbeat.schedule import ensure_heartbeat_schedule
+from tiny_harness.service.heartbeat.workflow import HeartbeatStart, HeartbeatWorkflow
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -232,7 +229,7 @@ async def test_refused_deliveries_are_counted_and_the_others_still_go_through(
             ),
         )
 
-        with caplog.at_level(logging.WARNING, logger="tiny_harness.service.heartbeat_activities"):
+        with caplog.at_level(logging.WARNING, logger="tiny_harness.service.heartbeat.activities"):
             snapshot = await tick(harness)
 
         assert snapshot.channels == ChannelCounts(polled=1, delivered=1, refused=5)
@@ -259,7 +256,7 @@ async def test_a_channel_whose_poll_raises_does_not_fail_the_tick(
             QueueChannel("sms", [delivery(parked.id, "M")]),
         )
 
-        with caplog.at_level(logging.ERROR, logger="tiny_harness.service.heartbeat_activities"):
+        with caplog.at_level(logging.ERROR, logger="tiny_harness.service.heartbeat.activities"):
             snapshot = await tick(harness)
 
         assert snapshot.channels == ChannelCounts(polled=2, delivered=1, failed_channels=1)

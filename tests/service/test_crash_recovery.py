@@ -41,12 +41,12 @@ from temporalio.testing import WorkflowEnvironment
 
 from tests.service.serve_process import ServeProcess
 from tests.support import collect, llm_requests, send_request, states, tool_output
-from tiny_harness.harness.core.retry import RetryPolicies
 from tiny_harness.harness.models.llm import ToolResultItem
 from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.settings.retry import RetryPolicies
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
-from tiny_harness.service.durable.gateway import TaskGateway
+from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.http import HttpServer, free_port
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

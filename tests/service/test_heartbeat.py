@@ -28,14 +28,11 @@ from temporalio.service import RPCError
 
 from tests.support import RunningHarness, collect, running_harness, send_request, states
 from tiny_harness.config import HeartbeatConfig
-from tiny_harness.harness.core.monitor import MonitorSnapshot
 from tiny_harness.harness.hooks import AbortReason, HookAbort, HookContext, HookPoint
 from tiny_harness.harness.persistence.store import TaskRecord
-from tiny_harness.service.heartbeat import (
-    TICK_TIMEOUT,
-    HeartbeatMonitor,
-    ensure_heartbeat_schedule,
-)
+from tiny_harness.harness.runtime.monitor import MonitorSnapshot
+from tiny_harness.service.heartbeat.schedule import HeartbeatMonitor, ensure_heartbeat_schedule
+from tiny_harness.service.heartbeat.workflow import TICK_TIMEOUT
 
 ASK = """
 turns:

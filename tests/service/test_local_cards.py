@@ -17,10 +17,10 @@ from temporalio.testing import WorkflowEnvironment
 from tests.support import collect, send_request, states
 from tiny_harness.config import Settings
 from tiny_harness.harness.agents.turns import RemoteTurn
-from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.models.scripted import ScriptedLLM, parse_script
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.plugins.install import build_harness
+from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.delegates import register_agents
 from tiny_harness.service.http import free_port

@@ -19,9 +19,9 @@ from tests.support import collect, first_event, send_request, states
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
-from tiny_harness.service.durable.dev_server import port_is_free, servers_on
-from tiny_harness.service.durable.gateway import TaskGateway
-from tiny_harness.service.durable.temporal import temporal_cli_path
+from tiny_harness.service.durable.client.dev_server import port_is_free, servers_on
+from tiny_harness.service.durable.client.gateway import TaskGateway
+from tiny_harness.service.durable.client.temporal import temporal_cli_path
 from tiny_harness.service.http import HttpServer, free_port
 
 ASK = """

@@ -2,7 +2,7 @@
 
 Both ways a person's message reaches a task go through it: a SendMessage
 (`service/a2a/admission.py` adds the A2A-only checks around it) and a delivery a pull
-channel hands the heartbeat (`service/heartbeat_activities.py`). In order:
+channel hands the heartbeat (`service/heartbeat/activities.py`). In order:
 
     role AGENT, no parts                    refused
     credential-shaped values, the secrets   masked (never refused): history never holds them
@@ -33,8 +33,8 @@ from tiny_harness.errors import (
 )
 from tiny_harness.harness.a2ui.messages import actions_in
 from tiny_harness.harness.channels.extension import channel_messages_in, has_channel_parts
-from tiny_harness.harness.core.task_ext import PARTICIPANT_METADATA_KEY, envelopes_in
 from tiny_harness.harness.security import Redactor
+from tiny_harness.harness.tasks.extension import PARTICIPANT_METADATA_KEY, envelopes_in
 
 MAX_PARTICIPANT_ID: Final = 200
 

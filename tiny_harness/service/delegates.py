@@ -19,8 +19,8 @@ from tiny_harness.errors import AgentError
 from tiny_harness.harness.agents.agent import Agent
 from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.roster import render_roster
-from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.entities import RegistryEntry
+from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.service.local_cards import LOCAL_CARDS
 
 logger = logging.getLogger(__name__)

@@ -18,25 +18,25 @@ from dataclasses import dataclass
 from tiny_harness.config import Settings
 from tiny_harness.errors import ConfigError
 from tiny_harness.harness.channels.a2a import A2A_CHANNEL_REF, A2AChannel
-from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.models.factory import ChosenModel, choose_model
-from tiny_harness.harness.persistence.push_configs import PushConfigStore
+from tiny_harness.harness.persistence.push_config_store import PushConfigStore
 from tiny_harness.harness.persistence.push_key import resolve_push_key
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.plugins.install import build_harness
+from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.harness.security import Redactor
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
-from tiny_harness.service.a2a.push import PushReceiver
+from tiny_harness.service.a2a.doorbell import PushReceiver
 from tiny_harness.service.a2a.rate_limit import RateLimit
 from tiny_harness.service.delegates import register_agents
-from tiny_harness.service.durable.activities import TaskActivities
-from tiny_harness.service.durable.gateway import TaskGateway
-from tiny_harness.service.durable.temporal import TemporalConnection, connect
-from tiny_harness.service.durable.worker import build_worker
-from tiny_harness.service.heartbeat import HeartbeatMonitor, ensure_heartbeat_schedule
-from tiny_harness.service.heartbeat_activities import HeartbeatActivities
+from tiny_harness.service.durable.activities.task import TaskActivities
+from tiny_harness.service.durable.client.gateway import TaskGateway
+from tiny_harness.service.durable.client.temporal import TemporalConnection, connect
+from tiny_harness.service.durable.client.worker import build_worker
+from tiny_harness.service.heartbeat.activities import HeartbeatActivities
+from tiny_harness.service.heartbeat.schedule import HeartbeatMonitor, ensure_heartbeat_schedule
 from tiny_harness.service.http import HttpServer, free_port
 from tiny_harness.service.local_cards import LOCAL_CARDS
 from tiny_harness.service.notifications.outbound import Outbound, open_outbound

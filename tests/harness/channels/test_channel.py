@@ -9,10 +9,10 @@ from pydantic import ValidationError
 
 import tiny_harness.harness.channels as channels
 from tiny_harness.harness.channels import Channel, ChannelDelivery, channel_ref
-from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.entities import EntityKind, EntityRef, Registry, RegistryEntry
 from tiny_harness.harness.hooks import HookManager
 from tiny_harness.harness.hooks.providers import default_providers
+from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.harness.skills import SkillCatalog
 
 pytestmark = pytest.mark.timeout(10)

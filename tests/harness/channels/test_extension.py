@@ -23,8 +23,8 @@ from tiny_harness.harness.channels.extension import (
     has_channel_parts,
     require_member,
 )
-from tiny_harness.harness.core.task_ext import EVENT_MEDIA_TYPE
-from tiny_harness.harness.core.task_ext_schemas import SCHEMA_DIR, drift, main, rendered_schemas
+from tiny_harness.harness.tasks.extension import EVENT_MEDIA_TYPE
+from tiny_harness.harness.tasks.extension_schemas import SCHEMA_DIR, drift, main, rendered_schemas
 
 pytestmark = pytest.mark.timeout(10)
 

@@ -14,7 +14,7 @@ from tiny_harness.harness.channels.help import (
     decision_request,
     parse_decision,
 )
-from tiny_harness.harness.core.task_ext import (
+from tiny_harness.harness.tasks.extension import (
     AcceptanceCriterion,
     Participant,
     ParticipantRole,

@@ -9,10 +9,7 @@ from datetime import UTC, datetime, timedelta
 from a2a.types import Message, Part, Role, Task, TaskState
 
 from tiny_harness.harness.channels.help import HelpDecision, HelpNeed, HelpRoute
-from tiny_harness.harness.core.context import ContextBudget, ContextWindowManager
-from tiny_harness.harness.core.monitor import MonitorSnapshot, OpenTask
-from tiny_harness.harness.core.plan import Plan, Step
-from tiny_harness.harness.core.task_ext import TaskExtensionData
+from tiny_harness.harness.context.window import ContextBudget, ContextWindowManager
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.hooks import (
     ActivityFailedPre,
@@ -48,6 +45,9 @@ from tiny_harness.harness.models.llm import (
 )
 from tiny_harness.harness.persistence.records import PlanRecord
 from tiny_harness.harness.persistence.store import TaskRecord
+from tiny_harness.harness.runtime.monitor import MonitorSnapshot, OpenTask
+from tiny_harness.harness.tasks.extension import TaskExtensionData
+from tiny_harness.harness.tasks.plan import Plan, Step
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult
 
 TOOL_PRE = HookPoint.parse("tool.invoked.pre")

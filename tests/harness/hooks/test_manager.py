@@ -10,7 +10,6 @@ from tiny_harness.errors import (
     RegistryConflictError,
     UnknownHookPointError,
 )
-from tiny_harness.harness.core.plan import Plan
 from tiny_harness.harness.hooks import (
     DEFAULT_PRIORITY,
     AbortReason,
@@ -23,6 +22,7 @@ from tiny_harness.harness.hooks import (
     ToolInvokedPost,
     ToolInvokedPre,
 )
+from tiny_harness.harness.tasks.plan import Plan
 from tiny_harness.harness.tools.definition import ToolResult
 
 from .samples import IDS, PLAN_IN, TOOL_PRE, Action, ScriptedExecutor, plan_in, steps, tool_pre

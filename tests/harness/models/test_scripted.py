@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tiny_harness.errors import ScriptError
-from tiny_harness.harness.core.compaction import apply_summary, summary_request
+from tiny_harness.harness.context.compaction import apply_summary, summary_request
 from tiny_harness.harness.models.llm import (
     AssistantItem,
     InputItem,

@@ -15,8 +15,7 @@ from a2a.types import Task, TaskState, TaskStatus
 from pydantic import BaseModel, SecretBytes, SecretStr
 
 from tiny_harness.errors import StoreError
-from tiny_harness.harness.core.compaction import CompactionRecord
-from tiny_harness.harness.core.plan import Plan, Step
+from tiny_harness.harness.context.compaction import CompactionRecord
 from tiny_harness.harness.models.llm import Usage
 from tiny_harness.harness.persistence.records import (
     ChannelMessageRecord,
@@ -28,6 +27,7 @@ from tiny_harness.harness.persistence.records import (
 )
 from tiny_harness.harness.persistence.sqlite import SCHEMA_VERSION, SqliteStore
 from tiny_harness.harness.persistence.store import TaskRecord
+from tiny_harness.harness.tasks.plan import Plan, Step
 
 NOW = datetime(2025, 3, 31, 12, 0, tzinfo=UTC)
 TTL = timedelta(days=30)

@@ -14,8 +14,7 @@ from pydantic import ValidationError
 
 from tiny_harness.config import load_settings
 from tiny_harness.errors import StoreError
-from tiny_harness.harness.core.compaction import CompactionRecord
-from tiny_harness.harness.core.plan import Plan, Step
+from tiny_harness.harness.context.compaction import CompactionRecord
 from tiny_harness.harness.persistence.records import (
     ChannelMessageRecord,
     InboxAuditRecord,
@@ -27,6 +26,7 @@ from tiny_harness.harness.persistence.records import (
 from tiny_harness.harness.persistence.retention import DEFAULT_TTL, RetentionConfig, sweep
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import TaskRecord
+from tiny_harness.harness.tasks.plan import Plan, Step
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 TWO_DAYS_AGO = NOW - timedelta(days=2)

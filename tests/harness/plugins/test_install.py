@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tiny_harness.harness.core.harness import Harness
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.hooks import HookPoint
 from tiny_harness.harness.models.scripted import ScriptedLLM, parse_script
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.plugins.install import Installation, build_harness
 from tiny_harness.harness.prompts import PromptEntity
+from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.service.http import free_port
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "plugins"

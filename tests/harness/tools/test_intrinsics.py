@@ -6,7 +6,7 @@ import pytest
 from pydantic import JsonValue
 
 from tiny_harness.errors import ToolArgumentError, ToolNotFoundError
-from tiny_harness.harness.core.plan import Plan, StepState
+from tiny_harness.harness.tasks.plan import Plan, StepState
 from tiny_harness.harness.tools.definition import Execution, ToolCall
 from tiny_harness.harness.tools.intrinsics import intrinsic_definitions, invoke_intrinsic
 

@@ -29,8 +29,8 @@ from tests.support import (
     running_harness,
     send_request,
 )
-from tiny_harness.harness.core.task_ext import ext_of
 from tiny_harness.harness.models.llm import UserItem
+from tiny_harness.harness.tasks.extension import ext_of
 from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
 from tiny_harness.interaction.tui.widgets.banner import ConnectionBanner
 from tiny_harness.interaction.tui.widgets.blocks import QuestionBlock

@@ -18,10 +18,10 @@ from a2a.types import (
 from google.protobuf.struct_pb2 import Value
 
 from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE
-from tiny_harness.harness.core.plan import Plan, Step, StepState
-from tiny_harness.harness.core.task_ext import TaskExtensionData, TaskRef, with_ext
+from tiny_harness.harness.tasks.extension import TaskExtensionData, TaskRef, with_ext
+from tiny_harness.harness.tasks.plan import Plan, Step, StepState
 from tiny_harness.interaction.tui.timeline import PLAN_MEDIA_TYPE, Timeline
-from tiny_harness.service.durable.event_log import (
+from tiny_harness.service.durable.workflows.events import (
     agent_message,
     apply_event,
     artifact_event,

@@ -14,7 +14,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from pydantic import BaseModel
 
-    from tiny_harness.service.durable.remote_models import REMOTE_PUSH_UPDATE, PushIn
+    from tiny_harness.service.durable.remote_payloads import REMOTE_PUSH_UPDATE, PushIn
 
 
 class PushTargetStart(BaseModel, frozen=True):

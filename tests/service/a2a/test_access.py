@@ -39,7 +39,8 @@ from tests.support import (
     states,
     user_message,
 )
-from tiny_harness.harness.core.task_ext import (
+from tiny_harness.harness.persistence.store import TaskQuery
+from tiny_harness.harness.tasks.extension import (
     EventEnvelope,
     Participant,
     ParticipantRole,
@@ -47,7 +48,6 @@ from tiny_harness.harness.core.task_ext import (
     envelope_part,
     ext_of,
 )
-from tiny_harness.harness.persistence.store import TaskQuery
 
 ALICE = as_participant("alice")
 BOB = as_participant("bob")

@@ -11,7 +11,7 @@ from google.protobuf import json_format
 from tiny_harness.harness.a2ui.messages import A2UI_EXTENSION_URI, BASIC_CATALOG_ID
 from tiny_harness.harness.agents.remote import SUPPORTED_EXTENSIONS
 from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI
-from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
+from tiny_harness.harness.tasks.extension import TASK_EXTENSION_URI
 from tiny_harness.service.a2a.card import build_agent_card
 
 BASE_URL = "http://127.0.0.1:8080"

@@ -40,15 +40,15 @@ from tiny_harness.harness.channels.extension import (
     ChannelMessageKind,
     channel_part,
 )
-from tiny_harness.harness.core.participants import participants_of
-from tiny_harness.harness.core.task_ext import (
+from tiny_harness.harness.persistence.records import ChannelMessageRecord, RecordKind
+from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.tasks.extension import (
     Participant,
     ParticipantRole,
     TaskExtensionData,
     with_ext,
 )
-from tiny_harness.harness.persistence.records import ChannelMessageRecord, RecordKind
-from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.tasks.participants import participants_of
 from tiny_harness.service.a2a.access import not_found
 from tiny_harness.service.a2a.channels import (
     check_membership,

@@ -22,7 +22,7 @@ from tests.support import (
     running_harness,
     user_message,
 )
-from tiny_harness.harness.core.task_ext import (
+from tiny_harness.harness.tasks.extension import (
     EVENT_MEDIA_TYPE,
     TASK_EXTENSION_URI,
     EventEnvelope,

@@ -24,10 +24,10 @@ from tiny_harness.harness.channels.extension import (
     ChannelMessageData,
     channel_messages_in,
 )
-from tiny_harness.harness.core.task_ext import (
+from tiny_harness.harness.models.llm import ToolResultItem, UserItem
+from tiny_harness.harness.tasks.extension import (
     TaskExtensionData,
 )
-from tiny_harness.harness.models.llm import ToolResultItem, UserItem
 
 ASK_BOB = """
 turns:

@@ -12,9 +12,8 @@ from temporalio.client import Client
 
 from tests.support import RunningHarness, collect, llm_requests, running_harness, send_request
 from tests.support import states as state_names
-from tiny_harness.harness.core.compaction import CompactionRecord
-from tiny_harness.harness.core.context import ContextBudget, leading_summary
-from tiny_harness.harness.core.plan import StepState
+from tiny_harness.harness.context.compaction import CompactionRecord
+from tiny_harness.harness.context.window import ContextBudget, leading_summary
 from tiny_harness.harness.hooks import (
     CompactionKeepIn,
     CompactionTriggerIn,
@@ -28,7 +27,8 @@ from tiny_harness.harness.persistence.records import (
     RecordKind,
     StateRecord,
 )
-from tiny_harness.service.durable.compacting import WINDOWS
+from tiny_harness.harness.tasks.plan import StepState
+from tiny_harness.service.durable.activities.context import WINDOWS
 
 STEPS = 6
 PADDING = "The measured figure was recorded with its unit and its source. " * 3

@@ -32,7 +32,9 @@ from tests.support import (
 from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.spec import RemoteAgentSpec
 from tiny_harness.harness.agents.turns import RemoteTurn
-from tiny_harness.harness.core.task_ext import (
+from tiny_harness.harness.entities import RegistryEntry
+from tiny_harness.harness.models.llm import ToolResultItem
+from tiny_harness.harness.tasks.extension import (
     AcceptanceCriterion,
     Participant,
     ParticipantRole,
@@ -40,8 +42,6 @@ from tiny_harness.harness.core.task_ext import (
     TaskRef,
     ext_of,
 )
-from tiny_harness.harness.entities import RegistryEntry
-from tiny_harness.harness.models.llm import ToolResultItem
 
 CHILD = ASKS_WHICH_SIZE
 

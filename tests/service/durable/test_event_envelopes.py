@@ -39,8 +39,8 @@ from tests.support import (
     states,
 )
 from tiny_harness.harness.agents.turns import RemoteTurn
-from tiny_harness.harness.core.task_ext import EventEnvelope, envelope_part
 from tiny_harness.harness.models.llm import UserItem
+from tiny_harness.harness.tasks.extension import EventEnvelope, envelope_part
 
 
 def news(task_id: str, envelope: EventEnvelope) -> SendMessageRequest:

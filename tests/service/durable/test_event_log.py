@@ -17,7 +17,7 @@ from a2a.types import (
 from google.protobuf.json_format import MessageToDict
 from pydantic import JsonValue
 
-from tiny_harness.service.durable.event_log import (
+from tiny_harness.service.durable.workflows.events import (
     agent_message,
     apply_event,
     artifact_event,

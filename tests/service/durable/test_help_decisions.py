@@ -22,14 +22,14 @@ from tests.support import (
 )
 from tiny_harness.harness.channels.extension import channel_messages_in
 from tiny_harness.harness.channels.help import HelpDecision, HelpRoute
-from tiny_harness.harness.core.task_ext import (
+from tiny_harness.harness.hooks import HelpDecidedIn, HookContext, HookPoint
+from tiny_harness.harness.models.llm import ToolResultItem
+from tiny_harness.harness.tasks.extension import (
     AcceptanceCriterion,
     ParticipantRole,
     TaskExtensionData,
     ext_of,
 )
-from tiny_harness.harness.hooks import HelpDecidedIn, HookContext, HookPoint
-from tiny_harness.harness.models.llm import ToolResultItem
 
 BOB = as_participant("bob")
 CAROL = as_participant("carol")

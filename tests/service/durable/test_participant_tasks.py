@@ -35,14 +35,14 @@ from tests.support import (
 )
 from tests.support import states as event_states
 from tiny_harness.harness.channels.extension import channel_messages_in
-from tiny_harness.harness.core.task_ext import (
+from tiny_harness.harness.models.llm import ToolResultItem, UserItem
+from tiny_harness.harness.tasks.extension import (
     ParticipantRole,
     TaskExtensionData,
     ext_of,
 )
-from tiny_harness.harness.models.llm import ToolResultItem, UserItem
-from tiny_harness.service.durable.models import TaskSnapshot
-from tiny_harness.service.durable.workflow import TaskWorkflow
+from tiny_harness.service.durable.payloads import TaskSnapshot
+from tiny_harness.service.durable.workflows.task import TaskWorkflow
 
 ALICE = as_participant("alice")
 BOB = as_participant("bob")

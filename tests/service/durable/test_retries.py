@@ -20,8 +20,8 @@ from tests.support import (
     states,
     tool_output,
 )
-from tiny_harness.harness.core.retry import RetryPolicies, RetryPolicySpec
 from tiny_harness.harness.models.llm import ToolResultItem
+from tiny_harness.harness.settings.retry import RetryPolicies, RetryPolicySpec
 
 FAST = RetryPolicies(
     default=RetryPolicySpec(initial_interval=timedelta(milliseconds=50), maximum_attempts=3)

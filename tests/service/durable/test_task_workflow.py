@@ -25,7 +25,7 @@ from tests.support import (
     states,
     user_message,
 )
-from tiny_harness.service.durable.task_log import MAX_PARKED
+from tiny_harness.service.durable.workflows.task_log import MAX_PARKED
 
 SLOW = "turns:\n  - text: too late\n    delay_seconds: 30\n"
 ASK = """

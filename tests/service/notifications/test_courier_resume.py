@@ -19,7 +19,7 @@ from temporalio.testing import ActivityEnvironment
 
 from tests.service.notifications.receiver import push_receiver
 from tests.support import ASKS_WHICH_SIZE, collect, running_harness, send_request
-from tiny_harness.service.notifications.models import DeliveryInput, DeliveryProgress
+from tiny_harness.service.notifications.payloads import DeliveryInput, DeliveryProgress
 from tiny_harness.service.notifications.sender import PushActivities
 from tiny_harness.service.notifications.url_guard import UrlGuard
 

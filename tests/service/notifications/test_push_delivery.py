@@ -39,7 +39,7 @@ from tests.support import (
     user_message,
 )
 from tiny_harness.service.notifications.courier import courier_id
-from tiny_harness.service.notifications.models import CourierReport
+from tiny_harness.service.notifications.payloads import CourierReport
 
 ASKS = ASKS_WHICH_SIZE
 

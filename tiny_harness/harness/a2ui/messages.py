@@ -17,7 +17,7 @@ from a2a.types import Message, Part
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from tiny_harness.errors import A2uiMessageError
-from tiny_harness.harness.core.data_parts import media_essence, typed_parts
+from tiny_harness.harness.protocol.data_parts import media_essence, typed_parts
 
 A2UI_EXTENSION_URI: Final = "https://a2ui.org/a2a-extension/a2ui/v0.9.1"
 A2UI_MEDIA_TYPE: Final = "application/a2ui+json"

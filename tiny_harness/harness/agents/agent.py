@@ -19,8 +19,8 @@ from typing import Literal
 
 from a2a.types import AgentCard, Message, StreamResponse, Task
 
-from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
 from tiny_harness.harness.entities import Entity, EntityKind
+from tiny_harness.harness.tasks.extension import TASK_EXTENSION_URI
 
 type Updates = Literal["auto", "follow", "off"]
 """How a parked remote task's changes are heard: push when the card advertises it and the

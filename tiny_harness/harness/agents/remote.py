@@ -57,8 +57,8 @@ from tiny_harness.harness.agents.agent import Agent, Updates
 from tiny_harness.harness.agents.sdk_streams import closing_stream, track_responses
 from tiny_harness.harness.agents.spec import RemoteAgentSpec
 from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI
-from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
 from tiny_harness.harness.entities import EntityKind, EntityRef
+from tiny_harness.harness.tasks.extension import TASK_EXTENSION_URI
 
 __all__ = [
     "BINDINGS",

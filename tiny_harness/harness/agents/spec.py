@@ -14,7 +14,7 @@ from packaging.version import InvalidVersion, Version
 from pydantic import AnyHttpUrl, BaseModel, Field, ValidationInfo, field_validator
 
 from tiny_harness.harness.agents.agent import SELF_AGENT_ID, Updates
-from tiny_harness.harness.core.duration import Duration
+from tiny_harness.harness.settings.duration import Duration
 
 NonEmptyStr = Annotated[str, Field(min_length=1)]
 

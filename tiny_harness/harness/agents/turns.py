@@ -15,7 +15,7 @@ from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import StreamResponse, Task, TaskState, TaskStatus
 from pydantic import BaseModel
 
-from tiny_harness.harness.core import task_states
+from tiny_harness.harness.tasks import states as task_states
 
 
 class RemoteTurn(BaseModel, frozen=True):

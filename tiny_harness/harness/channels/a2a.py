@@ -17,8 +17,8 @@ from a2a.types import Message, Task
 from tiny_harness.errors import ChannelMembershipError
 from tiny_harness.harness.channels.channel import Channel, channel_ref
 from tiny_harness.harness.channels.extension import channel_messages_in, require_member
-from tiny_harness.harness.core.participants import members_of
 from tiny_harness.harness.entities import EntityRef
+from tiny_harness.harness.tasks.participants import members_of
 
 A2A_CHANNEL_REF: Final[EntityRef] = channel_ref("a2a")
 """Where the A2A channel is registered."""

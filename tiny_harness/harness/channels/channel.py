@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from a2a.types import Message
 from pydantic import BaseModel, Field
 
-from tiny_harness.harness.core.proto import ProtoJson
 from tiny_harness.harness.entities import Entity, EntityKind, EntityRef
+from tiny_harness.harness.protocol.proto_fields import ProtoJson
 
 
 class ChannelDelivery(BaseModel, frozen=True):

@@ -8,7 +8,7 @@ participants; `require_member` is the rule, the A2A server decides who the membe
 
 `ChannelMessageData` is the contract with other agents and renderers: its JSON schema
 (`channel_message_schema`) is generated from it and committed under docs/a2a/ext/ (see
-`tiny_harness.harness.core.task_ext_schemas`). This module is pure data and helpers: no I/O.
+`tiny_harness.harness.tasks.extension_schemas`). This module is pure data and helpers: no I/O.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue, StringConstraints
 from pydantic_core import ErrorDetails
 
 from tiny_harness.errors import ChannelMembershipError, ChannelMessageError
-from tiny_harness.harness.core.data_parts import describe, has_parts, typed_parts
+from tiny_harness.harness.protocol.data_parts import describe, has_parts, typed_parts
 
 CHANNEL_EXTENSION_URI: Final = "https://madarauchiha-314.github.io/tiny-harness/a2a/ext/channel/v1"
 CHANNEL_MEDIA_TYPE: Final = "application/vnd.tiny-harness.channel+json"

@@ -20,9 +20,9 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tiny_harness.errors import HelpDecisionError
-from tiny_harness.harness.core.participants import not_on_task
-from tiny_harness.harness.core.task_ext import TaskExtensionData
 from tiny_harness.harness.models.llm import LLMRequest, OutputSchema, UserItem
+from tiny_harness.harness.tasks.extension import TaskExtensionData
+from tiny_harness.harness.tasks.participants import not_on_task
 
 HELP_INSTRUCTIONS: Final = (
     "You decide how an agent gets help from the people on its task. Answer with one JSON "

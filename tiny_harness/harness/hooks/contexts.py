@@ -23,16 +23,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tiny_harness.errors import UnknownHookPointError
 from tiny_harness.harness.channels.help import HelpDecision, HelpNeed
-from tiny_harness.harness.core.context import ContextBudget, ContextWindow
-from tiny_harness.harness.core.monitor import MonitorSnapshot
-from tiny_harness.harness.core.plan import Plan, Step
-from tiny_harness.harness.core.proto import ProtoJson
-from tiny_harness.harness.core.task_ext import TaskExtensionData
+from tiny_harness.harness.context.window import ContextBudget, ContextWindow
 from tiny_harness.harness.entities import EntityRef
 from tiny_harness.harness.hooks.points import HookPoint, Operation, Phase
 from tiny_harness.harness.models.llm import InputItem, LLMModelInfo, LLMRequest, LLMResponse
 from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.persistence.store import TaskRecord
+from tiny_harness.harness.protocol.proto_fields import ProtoJson
+from tiny_harness.harness.runtime.monitor import MonitorSnapshot
+from tiny_harness.harness.tasks.extension import TaskExtensionData
+from tiny_harness.harness.tasks.plan import Plan, Step
 from tiny_harness.harness.tools.definition import ToolCall, ToolResult
 
 

@@ -59,8 +59,8 @@ from pydantic import (
 )
 
 from tiny_harness.errors import ScriptError
-from tiny_harness.harness.core.compaction import SUMMARY_INSTRUCTIONS
-from tiny_harness.harness.core.context import prefix_chars, render_item
+from tiny_harness.harness.context.compaction import SUMMARY_INSTRUCTIONS
+from tiny_harness.harness.context.window import prefix_chars, render_item
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.models.llm import (
     LLM,

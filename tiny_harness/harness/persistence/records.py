@@ -26,9 +26,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from tiny_harness.harness.channels.extension import ChannelMessageKind
-from tiny_harness.harness.core.compaction import CompactionRecord
-from tiny_harness.harness.core.plan import Plan
+from tiny_harness.harness.context.compaction import CompactionRecord
 from tiny_harness.harness.models.llm import Usage
+from tiny_harness.harness.tasks.plan import Plan
 
 
 class RecordKind(StrEnum):

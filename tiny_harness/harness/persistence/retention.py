@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from tiny_harness.errors import StoreError
-from tiny_harness.harness.core.duration import Duration
 from tiny_harness.harness.persistence.records import RecordKind
+from tiny_harness.harness.settings.duration import Duration
 
 if TYPE_CHECKING:
     # Only for annotations: the configuration imports this module and needs no store.

@@ -32,12 +32,12 @@ from google.protobuf import json_format
 from pydantic import ValidationError
 
 from tiny_harness.errors import StoreError
-from tiny_harness.harness.core.task_ext import TASK_EXT_KEY
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.persistence import sqlite_records
 from tiny_harness.harness.persistence.records import Record, RecordKind
 from tiny_harness.harness.persistence.sqlite_file import SqliteFile
 from tiny_harness.harness.persistence.store import Store, TaskPage, TaskQuery, TaskRecord
+from tiny_harness.harness.tasks.extension import TASK_EXT_KEY
 
 SCHEMA_VERSION = 2
 """The schema this module writes, kept in `PRAGMA user_version` (2 added the record

@@ -14,8 +14,8 @@ from typing import Final
 from pydantic import TypeAdapter, ValidationError
 
 from tiny_harness.errors import StoreError
-from tiny_harness.harness.core.task_states import FINAL
 from tiny_harness.harness.persistence.records import Record, RecordKind
+from tiny_harness.harness.tasks.states import FINAL
 
 TABLES: Final[dict[RecordKind, str]] = {
     RecordKind.PLAN: "plans",

@@ -16,9 +16,9 @@ from datetime import datetime
 from a2a.types import StreamResponse, Task
 from pydantic import BaseModel, Field
 
-from tiny_harness.harness.core.proto import ProtoJson
 from tiny_harness.harness.entities import Entity, EntityKind
 from tiny_harness.harness.persistence.records import Record, RecordKind
+from tiny_harness.harness.protocol.proto_fields import ProtoJson
 
 
 class TaskRecord(BaseModel, frozen=True):

@@ -21,7 +21,6 @@ from typing import Final
 from tiny_harness.errors import PluginError, SkillError, TinyHarnessError
 from tiny_harness.harness.agents.tools import delegation_tools
 from tiny_harness.harness.channels.a2a import A2AChannel
-from tiny_harness.harness.core.harness import LLM_REF, STORE_REF, Harness, mcp_address
 from tiny_harness.harness.entities import Registry, RegistryEntry
 from tiny_harness.harness.hooks import (
     HookContext,
@@ -47,6 +46,7 @@ from tiny_harness.harness.prompts import (
     load_builtin_system_prompt,
     split_front_matter,
 )
+from tiny_harness.harness.runtime.harness import LLM_REF, STORE_REF, Harness, mcp_address
 from tiny_harness.harness.skills import SkillCatalog, SkillLoader
 from tiny_harness.harness.skills.tools import skill_tools
 from tiny_harness.harness.tools.intrinsics import INTRINSIC_TOOLS

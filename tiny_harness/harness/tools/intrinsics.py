@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field, JsonValue, ValidationError
 
 from tiny_harness.errors import PlanError, ToolArgumentError, ToolNotFoundError
 from tiny_harness.harness.a2ui.messages import ServerMessage
-from tiny_harness.harness.core.plan import Plan, Step
-from tiny_harness.harness.core.task_ext import ParticipantRole
+from tiny_harness.harness.tasks.extension import ParticipantRole
+from tiny_harness.harness.tasks.plan import Plan, Step
 from tiny_harness.harness.tools.definition import (
     Execution,
     Idempotency,

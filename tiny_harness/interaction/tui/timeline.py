@@ -27,10 +27,10 @@ from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE
 from tiny_harness.harness.channels.extension import CHANNEL_MEDIA_TYPE
-from tiny_harness.harness.core.data_parts import media_essence
-from tiny_harness.harness.core.plan import Plan
-from tiny_harness.harness.core.task_ext import TASK_EXT_KEY, TASK_MEDIA_TYPE, TaskRef
-from tiny_harness.harness.core.task_states import FINAL
+from tiny_harness.harness.protocol.data_parts import media_essence
+from tiny_harness.harness.tasks.extension import TASK_EXT_KEY, TASK_MEDIA_TYPE, TaskRef
+from tiny_harness.harness.tasks.plan import Plan
+from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.interaction.tui.surface_model import SurfaceModel, items_of
 
 __all__ = ["PLAN_MEDIA_TYPE", "Change", "Entry", "PartView", "StepView", "Timeline"]

@@ -26,8 +26,8 @@ from a2a.types import Message, Task
 from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
 
 from tiny_harness.errors import InvalidMessageError
-from tiny_harness.harness.core.participants import ANONYMOUS, members_of, participants_of
-from tiny_harness.harness.core.task_ext import ParticipantRole, sender_of
+from tiny_harness.harness.tasks.extension import ParticipantRole, sender_of
+from tiny_harness.harness.tasks.participants import ANONYMOUS, members_of, participants_of
 from tiny_harness.service.admission import participant_id
 
 logger = logging.getLogger(__name__)

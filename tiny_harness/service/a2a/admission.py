@@ -30,8 +30,8 @@ from a2a.utils.proto_utils import validate_proto_required_fields
 from a2a.utils.task import validate_history_length
 
 from tiny_harness.errors import InvalidMessageError
-from tiny_harness.harness.core.task_ext import TaskExtensionData, envelopes_in
 from tiny_harness.harness.security import Redactor
+from tiny_harness.harness.tasks.extension import TaskExtensionData, envelopes_in
 from tiny_harness.service.a2a.access import asserted_participant
 from tiny_harness.service.admission import admit_message
 

@@ -34,19 +34,19 @@ from starlette.routing import BaseRoute, Route
 from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.security import Redactor
 from tiny_harness.service.a2a.card import JSONRPC_PATH, REST_PATH, card_route
-from tiny_harness.service.a2a.handler import HarnessRequestHandler
-from tiny_harness.service.a2a.keepalive import DEFAULT_SSE_KEEPALIVE, with_keepalive
-from tiny_harness.service.a2a.limits import BodyLimitMiddleware
-from tiny_harness.service.a2a.push import (
+from tiny_harness.service.a2a.doorbell import (
     MAX_PUSH_BYTES,
     PUSH_ROUTE,
     PUSH_TOKEN_HEADER,
     PushBodyLimit,
     PushReceiver,
 )
+from tiny_harness.service.a2a.handler import HarnessRequestHandler
+from tiny_harness.service.a2a.keepalive import DEFAULT_SSE_KEEPALIVE, with_keepalive
+from tiny_harness.service.a2a.limits import BodyLimitMiddleware
 from tiny_harness.service.a2a.rate_limit import RateLimit, RateLimiter, RateLimitMiddleware
-from tiny_harness.service.durable.gateway import TaskGateway
-from tiny_harness.service.heartbeat import HeartbeatMonitor, NoSnapshot
+from tiny_harness.service.durable.client.gateway import TaskGateway
+from tiny_harness.service.heartbeat.schedule import HeartbeatMonitor, NoSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
 from tiny_harness.service.web_ui import WebUi
 

@@ -18,10 +18,10 @@ from typing import Final
 from a2a.types import StreamResponse
 
 from tiny_harness.errors import WatchUnavailableError
-from tiny_harness.harness.core.task_states import FINAL, PAUSED
-from tiny_harness.service.durable.event_log import state_of
-from tiny_harness.service.durable.gateway import TaskGateway
-from tiny_harness.service.durable.models import EventPage, LoggedEvent
+from tiny_harness.harness.tasks.states import FINAL, PAUSED
+from tiny_harness.service.durable.client.gateway import TaskGateway
+from tiny_harness.service.durable.payloads import EventPage, LoggedEvent
+from tiny_harness.service.durable.workflows.events import state_of
 
 logger = logging.getLogger(__name__)
 

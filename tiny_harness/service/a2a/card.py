@@ -21,7 +21,7 @@ from tiny_harness.harness.a2ui.messages import (
     BASIC_CATALOG_ID,
 )
 from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI, CHANNEL_MEDIA_TYPE
-from tiny_harness.harness.core.task_ext import TASK_EXTENSION_URI
+from tiny_harness.harness.tasks.extension import TASK_EXTENSION_URI
 
 JSONRPC_PATH: Final = "/"
 REST_PATH: Final = "/rest"

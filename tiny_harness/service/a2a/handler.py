@@ -62,10 +62,10 @@ from tiny_harness.errors import (
     UnknownTaskError,
 )
 from tiny_harness.harness.channels.a2a import A2AChannel
-from tiny_harness.harness.core.participants import is_admin
-from tiny_harness.harness.core.task_states import FINAL
 from tiny_harness.harness.persistence.store import TaskQuery
 from tiny_harness.harness.security import Redactor
+from tiny_harness.harness.tasks.participants import is_admin
+from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.service.a2a.access import (
     asserted_participant,
     deny,
@@ -77,9 +77,9 @@ from tiny_harness.service.a2a.admission import admit, sets_participants
 from tiny_harness.service.a2a.bridge import follow, logged_events
 from tiny_harness.service.a2a.channels import check_membership, record_channel_messages
 from tiny_harness.service.a2a.listing import list_tasks
-from tiny_harness.service.a2a.push_configs import PushConfigOperations
-from tiny_harness.service.durable.gateway import TaskGateway, check_reply
-from tiny_harness.service.durable.models import InboxReceipt, TaskSnapshot
+from tiny_harness.service.a2a.push_config_requests import PushConfigOperations
+from tiny_harness.service.durable.client.gateway import TaskGateway, check_reply
+from tiny_harness.service.durable.payloads import InboxReceipt, TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
 
 logger = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from tiny_harness.service.notifications.models import (
+    from tiny_harness.service.notifications.payloads import (
         CourierReport,
         CourierStart,
         DeliveryInput,

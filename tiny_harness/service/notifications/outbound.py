@@ -16,8 +16,8 @@ from datetime import timedelta
 import httpx
 from temporalio.client import Client
 
-from tiny_harness.harness.persistence.push_configs import PushConfigStore
-from tiny_harness.service.durable.gateway import TaskGateway
+from tiny_harness.harness.persistence.push_config_store import PushConfigStore
+from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.notifications.registrations import PushRegistrations
 from tiny_harness.service.notifications.sender import PushActivities
 from tiny_harness.service.notifications.url_guard import UrlGuard

@@ -20,9 +20,9 @@ from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
-from tiny_harness.harness.persistence.push_configs import PushConfigStore
+from tiny_harness.harness.persistence.push_config_store import PushConfigStore
 from tiny_harness.service.notifications.courier import PushCourierWorkflow, courier_id
-from tiny_harness.service.notifications.models import CourierStart
+from tiny_harness.service.notifications.payloads import CourierStart
 from tiny_harness.service.notifications.url_guard import UrlGuard
 
 logger = logging.getLogger(__name__)

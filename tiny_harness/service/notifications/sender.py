@@ -35,14 +35,14 @@ from temporalio import activity
 from temporalio.service import RPCError, RPCStatusCode
 
 from tiny_harness.errors import PushKeyError, PushUrlRefusedError
-from tiny_harness.harness.core.task_states import FINAL
-from tiny_harness.harness.persistence.push_configs import PushConfigStore
+from tiny_harness.harness.persistence.push_config_store import PushConfigStore
+from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.service.a2a.bridge import logged_events
-from tiny_harness.service.a2a.push import PUSH_TOKEN_HEADER
-from tiny_harness.service.durable.beats import heartbeating
-from tiny_harness.service.durable.event_log import state_of
-from tiny_harness.service.durable.gateway import TaskGateway
-from tiny_harness.service.notifications.models import DeliveryInput, DeliveryProgress
+from tiny_harness.service.a2a.doorbell import PUSH_TOKEN_HEADER
+from tiny_harness.service.durable.activities.beats import heartbeating
+from tiny_harness.service.durable.client.gateway import TaskGateway
+from tiny_harness.service.durable.workflows.events import state_of
+from tiny_harness.service.notifications.payloads import DeliveryInput, DeliveryProgress
 from tiny_harness.service.notifications.url_guard import UrlGuard, post_pinned
 
 logger = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tiny_harness.harness.core.task_ext import TASK_EXT_KEY
+from tiny_harness.harness.tasks.extension import TASK_EXT_KEY
 
 __all__ = ["BADGES", "TaskList", "badge", "task_title"]
 

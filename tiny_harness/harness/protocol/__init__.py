@@ -1,0 +1,1 @@
+"""A2A protocol values as our models read them: protobuf fields and typed data parts."""

@@ -1,0 +1,1 @@
+"""What a running harness hands its activities (`Harness`) and what its heartbeat saw."""

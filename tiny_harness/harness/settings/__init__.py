@@ -1,0 +1,1 @@
+"""Setting types shared by configuration and workflows: durations and retry policies."""

@@ -1,0 +1,1 @@
+"""A task beyond the loop: its states, extension, plan and participants."""

@@ -1,0 +1,89 @@
+"""`PushConfigOperations`: the four push-config operations of the A2A handler.
+
+The handler has already found the task and checked that the caller takes part in it; this
+module binds the config to that task, maps the outbound push errors to the A2A ones, and
+answers reads without secrets (the registrations' store never returns them). A server
+without outbound push answers every one of them PushNotificationNotSupported.
+"""
+
+from __future__ import annotations
+
+from a2a.types import (
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    TaskPushNotificationConfig,
+)
+from a2a.utils.errors import (
+    InvalidParamsError,
+    PushNotificationNotSupportedError,
+    TaskNotFoundError,
+)
+
+from tiny_harness.errors import PushError, PushUrlRefusedError
+from tiny_harness.harness.tasks.states import FINAL
+from tiny_harness.service.durable.payloads import TaskSnapshot
+from tiny_harness.service.notifications.registrations import PushRegistrations
+
+
+class PushConfigOperations:
+    """Push configs over `registrations` (None: the server does not offer push)."""
+
+    def __init__(self, registrations: PushRegistrations | None) -> None:
+        self._registrations = registrations
+
+    @property
+    def offered(self) -> bool:
+        """Whether the server offers push notifications."""
+        return self._registrations is not None
+
+    def require(self) -> PushRegistrations:
+        """The registrations; PushNotificationNotSupported when there are none."""
+        if self._registrations is None:
+            raise PushNotificationNotSupportedError
+        return self._registrations
+
+    async def register(
+        self, config: TaskPushNotificationConfig, task_id: str, *, cursor: int, final: bool
+    ) -> TaskPushNotificationConfig:
+        """Store a config for `task_id` (its own task id must be empty or the same) and
+        deliver the task's events from `cursor` on."""
+        registrations = self.require()
+        if config.task_id and config.task_id != task_id:
+            raise InvalidParamsError(message="the push config names another task")
+        bound = TaskPushNotificationConfig()
+        bound.CopyFrom(config)
+        bound.task_id = task_id
+        try:
+            return await registrations.create(bound, cursor=cursor, final=final)
+        except PushUrlRefusedError as error:
+            raise InvalidParamsError(message=f"push URL refused: {error.reason}") from error
+        except PushError as error:
+            raise InvalidParamsError(message=error.message) from error
+
+    async def create(
+        self, params: TaskPushNotificationConfig, task: TaskSnapshot
+    ) -> TaskPushNotificationConfig:
+        """Register a receiver for the task's events from now on (secrets never echoed)."""
+        final = task.task.status.state in FINAL
+        return await self.register(params, task.task.id, cursor=task.version, final=final)
+
+    async def get(self, params: GetTaskPushNotificationConfigRequest) -> TaskPushNotificationConfig:
+        """One of the task's push configs, without token or credentials."""
+        config = await self.require().get(params.task_id, params.id)
+        if config is None:
+            raise TaskNotFoundError(message=f"no push config {params.id} on this task")
+        return config
+
+    async def list(
+        self, params: ListTaskPushNotificationConfigsRequest
+    ) -> ListTaskPushNotificationConfigsResponse:
+        """The task's push configs, without tokens or credentials, in one page."""
+        configs = await self.require().list(params.task_id)
+        return ListTaskPushNotificationConfigsResponse(configs=configs)
+
+    async def delete(self, params: DeleteTaskPushNotificationConfigRequest) -> None:
+        """Forget a push config and stop its deliveries."""
+        if not await self.require().delete(params.task_id, params.id):
+            raise TaskNotFoundError(message=f"no push config {params.id} on this task")

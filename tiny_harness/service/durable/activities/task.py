@@ -1,0 +1,291 @@
+"""The activities of a task: every side effect of the loop happens here, never in workflow code.
+
+    intake            a drained message -> the user item the model reads   (request.received)
+    assemble_context  state -> the LLM request for this turn      (compaction.trigger)
+    compact           conversation -> summary + kept items          (compaction.keep, .summarise)
+    invoke_llm        request -> response                                  (llm.invoked)
+    invoke_tool       one tool call -> result, or a command for the workflow (tool.invoked)
+    persist           a task snapshot -> the store                         (persistence.write)
+    dispatch_hooks    a workflow-level transition -> its hook chain        (task.state_changed, ...)
+    describe_hooks    which workflow-level points have executors at all
+
+Each takes one typed input model and runs its body inside the hook chain of its operation.
+A hook's veto (`HookAbort`) of a tool call becomes the refusal the model reads; anywhere
+else it fails the activity without retry (`ApplicationError` type "HookAbort"), and the
+workflow fails the task with the hook's reason.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Final
+
+from a2a.helpers import get_message_text
+from pydantic import BaseModel
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from tiny_harness.errors import HelpDecisionError, ToolError
+from tiny_harness.harness.a2ui.messages import actions_in, render_action
+from tiny_harness.harness.hooks import (
+    HookAbort,
+    HookPoint,
+    LLMInvokedPost,
+    LLMInvokedPre,
+    Operation,
+    PersistenceWriteIn,
+    Phase,
+    RequestReceivedPre,
+    ToolInvokedPost,
+    ToolInvokedPre,
+    context_type,
+)
+from tiny_harness.harness.models.llm import (
+    LLMResponse,
+    UserItem,
+)
+from tiny_harness.harness.persistence.records import Record
+from tiny_harness.harness.persistence.store import TaskRecord
+from tiny_harness.harness.runtime.harness import Harness
+from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
+from tiny_harness.harness.tools.mcp import McpTool
+from tiny_harness.service.durable.activities import context as bodies
+from tiny_harness.service.durable.activities.beats import heartbeating
+from tiny_harness.service.durable.activities.help import route_question
+from tiny_harness.service.durable.payloads import (
+    AssembledContext,
+    AssembleInput,
+    CompactInput,
+    CompactOutcome,
+    DispatchInput,
+    IntakeInput,
+    InvokeLLMInput,
+    InvokeToolInput,
+    PersistInput,
+)
+
+logger = logging.getLogger(__name__)
+
+
+HOOK_ABORT_ERROR: Final = "HookAbort"
+"""`ApplicationError.type` of an activity a hook aborted."""
+
+WORKFLOW_POINTS: Final = (
+    HookPoint(operation=Operation.TASK_STATE_CHANGED, phase=Phase.PRE),
+    HookPoint(operation=Operation.STEP_FINISHED, phase=Phase.PRE),
+    HookPoint(operation=Operation.SKILL_LOADED, phase=Phase.PRE),
+    HookPoint(operation=Operation.SKILL_UNLOADED, phase=Phase.PRE),
+    HookPoint(operation=Operation.ACTIVITY_FAILED, phase=Phase.PRE),
+    HookPoint(operation=Operation.ACTIVITY_RETRIED, phase=Phase.PRE),
+)
+"""Points the workflow dispatches through `dispatch_hooks`."""
+
+
+class ToolOutcome(BaseModel, frozen=True):
+    """What one tool call produced: a result, and for an intrinsic the command to apply."""
+
+    result: ToolResult
+    command: WorkflowCommand | None = None
+
+
+def _aborted(error: HookAbort) -> ApplicationError:
+    return ApplicationError(
+        f"refused by a hook: {error.reason.message}",
+        error.reason.code,
+        type=HOOK_ABORT_ERROR,
+        non_retryable=True,
+    )
+
+
+def _pre(operation: Operation) -> HookPoint:
+    return HookPoint(operation=operation, phase=Phase.PRE)
+
+
+def _post(operation: Operation) -> HookPoint:
+    return HookPoint(operation=operation, phase=Phase.POST)
+
+
+class TaskActivities:
+    """The activity bodies of `TaskWorkflow`, bound to one worker's `Harness`."""
+
+    def __init__(self, harness: Harness) -> None:
+        self._harness = harness
+
+    @property
+    def harness(self) -> Harness:
+        """The harness the activities run on."""
+        return self._harness
+
+    @activity.defn(name="intake")
+    async def intake(self, data: IntakeInput) -> UserItem:
+        """Run request.received hooks on a drained message; return what the model reads."""
+        ctx = RequestReceivedPre(
+            task_id=data.task_id, correlation_id=data.message.message_id, message=data.message
+        )
+        try:
+            ctx = await self._harness.hooks.run(_pre(Operation.REQUEST_RECEIVED), ctx)
+        except HookAbort as error:
+            raise _aborted(error) from error
+        message = ctx.message
+        logger.info(
+            "task %s: intake of message %s (%d parts)",
+            data.task_id,
+            message.message_id,
+            len(message.parts),
+        )
+        text = "\n".join(
+            [get_message_text(message), *(render_action(a) for _, a in actions_in(message))]
+        ).strip()
+        return UserItem(message_id=message.message_id, text=text, reply_to=data.reply_to)
+
+    @activity.defn(name="assemble_context")
+    async def assemble_context(self, data: AssembleInput) -> AssembledContext:
+        """Build this turn's request through the context window manager (stable sections
+        first: the cacheable prefix; tool output as delimited untrusted data) and ask
+        compaction.trigger whether it must be compacted first."""
+        harness = self._harness
+        window = await bodies.window_of(harness, data)
+        try:
+            compact = await bodies.needs_compaction(harness, data.task_id, window)
+        except HookAbort as error:
+            raise _aborted(error) from error
+        request = bodies.WINDOWS.to_request(window, data.conversation, cache_key=data.task_id)
+        return AssembledContext(
+            request=request, estimated_tokens=window.estimated_tokens, compact=compact
+        )
+
+    @activity.defn(name="compact")
+    async def compact(self, data: CompactInput) -> CompactOutcome:
+        """Fold the oldest conversation into a summary (compaction.keep and .summarise)."""
+        try:
+            return await bodies.compact(self._harness, data)
+        except HookAbort as error:
+            raise _aborted(error) from error
+
+    @activity.defn(name="invoke_llm")
+    async def invoke_llm(self, data: InvokeLLMInput) -> LLMResponse:
+        """Call the model once, inside llm.invoked pre and post hooks."""
+        hooks = self._harness.hooks
+        correlation = activity.info().activity_id
+        pre = LLMInvokedPre(
+            task_id=data.task_id,
+            correlation_id=correlation,
+            request=data.request,
+            attempt=data.attempt,
+        )
+        try:
+            pre = await hooks.run(_pre(Operation.LLM_INVOKED), pre)
+            llm = await self._harness.llm()
+            async with heartbeating():
+                response = await llm.invoke(pre.request)
+            post = LLMInvokedPost(**pre.model_dump(), response=response)
+            post = await hooks.run(_post(Operation.LLM_INVOKED), post)
+        except HookAbort as error:
+            raise _aborted(error) from error
+        return post.response
+
+    @activity.defn(name="invoke_tool")
+    async def invoke_tool(self, data: InvokeToolInput) -> ToolOutcome:
+        """Run one tool call inside tool.invoked hooks; a veto or a refusal is the result."""
+        hooks = self._harness.hooks
+        pre = ToolInvokedPre(
+            task_id=data.task_id,
+            correlation_id=data.call.call_id,
+            call=data.call,
+            attempt=data.attempt,
+        )
+        try:
+            pre = await hooks.run(_pre(Operation.TOOL_INVOKED), pre)
+        except HookAbort as error:
+            text = f"refused by hook: {error.reason.code}: {error.reason.message}"
+            return ToolOutcome(result=_error(data.call, text))
+        async with heartbeating():
+            outcome = await self._run_tool(pre.call, data)
+        post = ToolInvokedPost(**pre.model_dump(), result=outcome.result)
+        try:
+            post = await hooks.run(_post(Operation.TOOL_INVOKED), post)
+        except HookAbort as error:
+            raise _aborted(error) from error
+        if outcome.command is not None:
+            return ToolOutcome(result=post.result, command=outcome.command)
+        return ToolOutcome(result=post.result)
+
+    async def _run_tool(self, call: ToolCall, data: InvokeToolInput) -> ToolOutcome:
+        try:
+            tool = await self._harness.tool(call.name, loaded_skills=data.loaded_skills)
+            if isinstance(tool, McpTool):
+                # A server that changed a tool since it was registered is refused (R6).
+                await tool.check_drift(iteration=f"{data.task_id}:{data.iteration}")
+            answer = await tool.invoke(call)
+            if isinstance(answer, WorkflowCommand) and answer.kind == "wait_for_reply":
+                answer = await route_question(self._harness, data.task_id, answer, data.task)
+        except (ToolError, HelpDecisionError) as error:
+            logger.info("tool call %s refused: %s", call.name, error.code)
+            return ToolOutcome(result=_error(call, f"{error.code}: {error.message}"))
+        if isinstance(answer, WorkflowCommand):
+            return ToolOutcome(result=answer.result, command=answer)
+        return ToolOutcome(result=answer)
+
+    @activity.defn(name="persist")
+    async def persist(self, data: PersistInput) -> None:
+        """Write the task's snapshot, then each queued record, through the
+        persistence.write body (replaceable), one chain per record."""
+        task = TaskRecord(
+            task=data.task,
+            version=data.version,
+            updated_at=self._harness.providers.clock(),
+            events=data.events,
+        )
+        store = await self._harness.store()
+
+        async def write(ctx: PersistenceWriteIn) -> PersistenceWriteIn:
+            if isinstance(ctx.record, TaskRecord):
+                await store.put_task(ctx.record)
+            else:
+                await store.put_record(ctx.record)
+            return ctx.model_copy(update={"result": "stored"})
+
+        point = HookPoint(operation=Operation.PERSISTENCE_WRITE, phase=Phase.IN)
+        records: list[TaskRecord | Record] = [task, *data.records]
+        for record in records:
+            key = str(data.version) if isinstance(record, TaskRecord) else record.key
+            ctx = PersistenceWriteIn(task_id=task.task_id, correlation_id=key, record=record)
+            try:
+                await self._harness.hooks.run_body(point, ctx, write)
+            except HookAbort as error:
+                raise _aborted(error) from error
+
+    @activity.defn(name="dispatch_hooks")
+    async def dispatch_hooks(self, data: DispatchInput) -> JsonObject:
+        """Run the hook chain of a workflow-level transition; the context it ends with."""
+        point = HookPoint.parse(data.point)
+        ctx = context_type(point).model_validate(data.context)
+        try:
+            ctx = await self._harness.hooks.run(point, ctx)
+        except HookAbort as error:
+            raise _aborted(error) from error
+        return ctx.model_dump(mode="json")
+
+    @activity.defn(name="describe_hooks")
+    async def describe_hooks(self) -> tuple[str, ...]:
+        """The workflow-level points that have at least one executor on this worker."""
+        hooks = self._harness.hooks
+        return tuple(str(p) for p in WORKFLOW_POINTS if hooks.subscribers(p))
+
+    def all(self) -> list[Callable[..., Awaitable[object]]]:
+        """Every activity, for the worker."""
+        return [
+            self.intake,
+            self.assemble_context,
+            self.compact,
+            self.invoke_llm,
+            self.invoke_tool,
+            self.persist,
+            self.dispatch_hooks,
+            self.describe_hooks,
+        ]
+
+
+def _error(call: ToolCall, text: str) -> ToolResult:
+    return ToolResult(call_id=call.call_id, name=call.name, text=text, is_error=True)

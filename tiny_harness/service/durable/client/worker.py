@@ -1,0 +1,56 @@
+"""The Temporal worker that runs task workflows and their activities (and the heartbeat's)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from tiny_harness.service.durable.activities.remote import RemoteActivities
+from tiny_harness.service.durable.activities.task import TaskActivities
+from tiny_harness.service.durable.workflows.remote import RemoteTaskWorkflow
+from tiny_harness.service.durable.workflows.task import TaskWorkflow
+from tiny_harness.service.heartbeat.activities import HeartbeatActivities
+from tiny_harness.service.heartbeat.workflow import HeartbeatWorkflow
+from tiny_harness.service.notifications.courier import PushCourierWorkflow
+from tiny_harness.service.notifications.sender import PushActivities
+
+# Protobuf modules must not be re-imported inside the sandbox (their descriptors register
+# once per process), and our models are plain data: pass them through.
+PASSTHROUGH_MODULES = ("a2a", "google.protobuf", "tiny_harness.harness", "tiny_harness.errors")
+
+
+def build_worker(
+    client: Client,
+    *,
+    task_queue: str,
+    activities: TaskActivities,
+    heartbeat: HeartbeatActivities | None = None,
+    push_base_url: str | None = None,
+    push: PushActivities | None = None,
+) -> Worker:
+    """A worker for `task_queue` running `TaskWorkflow` with `activities` and the
+    stand-ins of delegated sub-tasks (`push_base_url`: where remote agents push to; None
+    means stand-ins follow instead); with `heartbeat` given, `HeartbeatWorkflow` with
+    those activities too; with `push` given, the couriers that push to our clients."""
+    restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
+    workflows: list[type] = [TaskWorkflow, RemoteTaskWorkflow]
+    bodies: list[Callable[..., Awaitable[object]]] = [
+        *activities.all(),
+        *RemoteActivities(activities.harness, push_base_url=push_base_url).all(),
+    ]
+    if heartbeat is not None:
+        workflows.append(HeartbeatWorkflow)
+        bodies += heartbeat.all()
+    if push is not None:
+        workflows.append(PushCourierWorkflow)
+        bodies += push.all()
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=workflows,
+        activities=bodies,
+        workflow_runner=SandboxedWorkflowRunner(restrictions=restrictions),
+    )

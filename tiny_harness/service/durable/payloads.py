@@ -1,0 +1,236 @@
+"""The typed payloads that cross the Temporal boundary for a task.
+
+Workflow inputs, update and query results, activity inputs: each is one pydantic model, so
+a field can be added later without breaking a caller, and history holds readable JSON.
+A2A types travel as `ProtoJson` fields, never as copies of their fields.
+"""
+
+from __future__ import annotations
+
+from a2a.types import Message, StreamResponse, Task
+from pydantic import BaseModel, Field
+
+from tiny_harness.harness.context.compaction import CompactionRecord
+from tiny_harness.harness.context.window import UsageMark
+from tiny_harness.harness.models.llm import InputItem, LLMRequest, UserItem
+from tiny_harness.harness.persistence.records import Record
+from tiny_harness.harness.protocol.proto_fields import ProtoJson
+from tiny_harness.harness.settings.retry import RetryPolicies
+from tiny_harness.harness.tasks.extension import TaskExtensionData
+from tiny_harness.harness.tasks.plan import Plan
+from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolDefinition
+from tiny_harness.service.durable.remote_payloads import Assignment
+
+
+class LoggedEvent(BaseModel, frozen=True):
+    """One entry of a task's durable event log; `seq` is gap-free from 0 across runs."""
+
+    seq: int
+    event: ProtoJson[StreamResponse]
+
+
+class PendingQuestion(BaseModel, frozen=True):
+    """The open `ask_participant` call the task is waiting on."""
+
+    call_id: str
+    question: str
+    options: tuple[str, ...] = ()
+    participant_id: str | None = None
+    """The participant the question is addressed to: only their reply answers it."""
+
+    def answered_by(self, sender: str) -> bool:
+        """Whether a message from `sender` answers this question."""
+        return self.participant_id is None or sender == self.participant_id
+
+
+class LoadedSkill(BaseModel, frozen=True):
+    """A skill the model loaded: its body and its MCP tools stay in context until unloaded."""
+
+    name: str
+    body: str
+    tools: tuple[ToolDefinition, ...] = ()
+
+
+class SubtaskRow(BaseModel, frozen=True):
+    """One delegated sub-task as its parent knows it (an `a2a.types.TaskState` value):
+    `id` is what the model calls it (sub-1, sub-2, ...), `local_id` its stand-in's workflow
+    id."""
+
+    id: str
+    local_id: str
+    agent: str
+    name: str
+    state: int = 1
+    text: str = ""
+    remote_task_id: str = ""
+    told_state: int | None = None
+    """The state the parent's model was last told of."""
+    assignee: str | None = None
+    """Set for a task assigned to a participant (`local_id` is then the task's id)."""
+
+
+class TaskRun(BaseModel):
+    """Everything a task workflow knows; carried whole across continue-as-new."""
+
+    task: ProtoJson[Task]
+    conversation: list[InputItem] = Field(default_factory=list)
+    plan: Plan | None = None
+    mailbox: list[ProtoJson[Message]] = Field(default_factory=list)
+    seen_message_ids: list[str] = Field(default_factory=list)
+    events: list[LoggedEvent] = Field(default_factory=list)
+    pending_question: PendingQuestion | None = None
+    cancel_reason: str | None = None
+    loaded_skills: list[LoadedSkill] = Field(default_factory=list)
+    usage_mark: UsageMark | None = None
+    llm_calls: int = 0
+    compactions: list[CompactionRecord] = Field(default_factory=list)
+    plan_revision: int = 0
+    """How many times the plan changed: the version of the store's plan record."""
+    subtasks: list[SubtaskRow] = Field(default_factory=list)
+    notes: list[UserItem] = Field(default_factory=list)
+    """What the model is to be told before its next call (sub-task news)."""
+    surfaces: dict[str, list[str]] = Field(default_factory=dict)
+    """The A2UI surfaces the task drew, with their components' ids (`a2ui.surfaces`)."""
+    principal: str = ""
+    """The sender of the newest message taken in: whose request the model acts on, and
+    whose role decides a role change it asks for ("" for anonymous)."""
+
+    @property
+    def next_seq(self) -> int:
+        """The sequence number the next recorded event gets."""
+        return len(self.events)
+
+
+class TaskStart(BaseModel, frozen=True):
+    """The input of `TaskWorkflow.run`: a new task's ids, or a whole run to carry on."""
+
+    task_id: str
+    context_id: str
+    history_event_bound: int = Field(default=10_000, ge=100)
+    retries: RetryPolicies = RetryPolicies()
+    max_model_calls: int = Field(default=100, ge=1)
+    """The task fails once its model has been called this often without finishing."""
+    assignment: Assignment | None = None
+    """Set for a task assigned to a participant: they do the work, not the model."""
+    carried: TaskRun | None = None
+
+
+class EventPage(BaseModel, frozen=True):
+    """Events of a task's log from a cursor on, and what the reader should do next.
+
+    `closing` is set when the run is ending (finished, or rolling over to a new run by
+    continue-as-new); a reader then reads the rest of the log by query, not by watching.
+    """
+
+    events: tuple[LoggedEvent, ...]
+    next_cursor: int
+    state: int
+    log_length: int
+    closing: bool = False
+
+
+class InboxReceipt(BaseModel, frozen=True):
+    """What the sender of a message learns once the workflow has it in history.
+
+    `task` is the task as the message was accepted; `cursor` is the first event of the log
+    that came after it (0 for a new task, whose log opens with the task itself), and `page`
+    the events from `cursor` the task had recorded when the receipt was made. `queued`: the
+    task waits for another participant's answer, so this message waits behind it and the
+    task does not move now.
+    """
+
+    task: ProtoJson[Task]
+    cursor: int
+    page: EventPage | None = None
+    duplicate: bool = False
+    queued: bool = False
+
+
+class TaskSnapshot(BaseModel, frozen=True):
+    """The task as of event `version` of its log."""
+
+    task: ProtoJson[Task]
+    version: int
+
+
+class IntakeInput(BaseModel, frozen=True):
+    """Input of the `intake` activity: one message drained from the mailbox."""
+
+    task_id: str
+    message: ProtoJson[Message]
+    reply_to: str | None = None
+
+
+class AssembleInput(BaseModel, frozen=True):
+    """Input of the `assemble_context` activity."""
+
+    task_id: str
+    conversation: tuple[InputItem, ...]
+    plan: Plan | None = None
+    loaded_skills: tuple[LoadedSkill, ...] = ()
+    previous: UsageMark | None = None
+    """What the provider counted for the previous call: the base of this turn's estimate."""
+
+
+class AssembledContext(BaseModel, frozen=True):
+    """What `assemble_context` built: the turn's request, its estimate, and whether
+    compaction.trigger asks for a compaction before the model sees it."""
+
+    request: LLMRequest
+    estimated_tokens: int = Field(ge=0)
+    compact: bool = False
+
+
+class CompactInput(BaseModel, frozen=True):
+    """Input of the `compact` activity: what the turn's window is built from."""
+
+    context: AssembleInput
+    context_id: str
+    attempt: int = Field(default=1, ge=1)
+
+
+class CompactOutcome(BaseModel, frozen=True):
+    """The compacted conversation and its record, or why nothing was folded (`skipped`)."""
+
+    conversation: tuple[InputItem, ...] = ()
+    record: CompactionRecord | None = None
+    skipped: str | None = None
+
+
+class InvokeLLMInput(BaseModel, frozen=True):
+    """Input of the `invoke_llm` activity."""
+
+    task_id: str
+    request: LLMRequest
+    attempt: int = Field(default=1, ge=1)
+
+
+class InvokeToolInput(BaseModel, frozen=True):
+    """Input of the `invoke_tool` activity: one call, so a veto or retry touches it alone."""
+
+    task_id: str
+    call: ToolCall
+    loaded_skills: tuple[str, ...] = ()
+    attempt: int = Field(default=1, ge=1)
+    iteration: int = Field(default=0, ge=0)
+    """The loop iteration (the model call) the call came from: an MCP server's tools are
+    listed again for drift at most once per iteration."""
+    task: TaskExtensionData | None = None
+    """The task's extension data, for a question the harness may have to route."""
+
+
+class PersistInput(BaseModel, frozen=True):
+    """Input of the `persist` activity: the task's snapshot, and the task-scoped records
+    (plans, state, inbox audit, compactions) made since the previous write."""
+
+    task: ProtoJson[Task]
+    version: int
+    events: tuple[ProtoJson[StreamResponse], ...] = ()
+    records: tuple[Record, ...] = ()
+
+
+class DispatchInput(BaseModel, frozen=True):
+    """Input of the `dispatch_hooks` activity: a point and its context, as JSON."""
+
+    point: str
+    context: JsonObject

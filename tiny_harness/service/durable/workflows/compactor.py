@@ -1,0 +1,80 @@
+"""`Compactor`: the workflow side of compaction, between assembling a turn and calling the model.
+
+Workflow-side code, deterministic. When `assemble_context` reports that compaction.trigger
+fired, the compactor runs the `compact` activity under the workflow's retry policy and, if
+it folded anything, swaps the conversation for the compacted one, keeps the record on the
+task and queues it for the store. A compaction that fails after its retries, or that the
+keep policy declines, leaves the conversation as it was: the turn goes on uncompacted and
+nothing is lost. A hook's veto is not such a failure: it fails the task like any veto.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from tiny_harness.service.durable.activities.task import HOOK_ABORT_ERROR, TaskActivities
+    from tiny_harness.service.durable.payloads import (
+        AssembleInput,
+        CompactInput,
+        CompactOutcome,
+        TaskRun,
+        TaskStart,
+    )
+    from tiny_harness.service.durable.workflows.attempts import Attempts
+    from tiny_harness.service.durable.workflows.snapshots import SnapshotWriter
+
+_TIMEOUT = timedelta(minutes=5)
+
+
+class Compactor:
+    """Compacts one run's conversation on request."""
+
+    def __init__(
+        self, start: TaskStart, run: TaskRun, attempts: Attempts, snapshots: SnapshotWriter
+    ) -> None:
+        self._start = start
+        self._run = run
+        self._attempts = attempts
+        self._snapshots = snapshots
+
+    async def compact(self, context: AssembleInput) -> bool:
+        """Compact the conversation `context` was assembled from; True if it changed."""
+
+        def attempt_once(attempt: int) -> Awaitable[CompactOutcome]:
+            return workflow.execute_activity_method(
+                TaskActivities.compact,
+                CompactInput(context=context, context_id=self._start.context_id, attempt=attempt),
+                start_to_close_timeout=_TIMEOUT,
+                heartbeat_timeout=self._start.retries.heartbeat_timeout,
+                retry_policy=RetryPolicy(maximum_attempts=1),
+            )
+
+        policy = self._start.retries.for_activity("compact")
+        try:
+            outcome = await self._attempts.run("compact", policy, attempt_once)
+        except ActivityError as error:
+            cause = error.cause
+            if isinstance(cause, ApplicationError) and cause.type == HOOK_ABORT_ERROR:
+                raise
+            workflow.logger.warning(
+                "task %s: compaction failed, the turn goes on uncompacted: %s",
+                self._start.task_id,
+                cause or error,
+            )
+            return False
+        if outcome.record is None:
+            workflow.logger.info(
+                "task %s: nothing compacted (%s)", self._start.task_id, outcome.skipped
+            )
+            return False
+        self._run.conversation = list(outcome.conversation)
+        self._run.compactions.append(outcome.record)
+        self._run.usage_mark = None
+        self._snapshots.add(outcome.record)
+        return True

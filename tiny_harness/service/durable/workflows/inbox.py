@@ -1,0 +1,120 @@
+"""`Inbox`: what the task workflow does with a message its `inbox` update takes.
+
+    message ─ check (the update's validator) ─► take ─┬─ history: always, as it came
+                                                      ├─ task envelopes: merged into the task
+                                                      ├─ news of a sub-task: to its stand-in
+                                                      └─ mailbox: the rest, for the model,
+                                                         without forged A2UI actions
+
+Workflow-side code, deterministic. A message is a turn for the model unless it is only
+news of a sub-task (a status or artifact update about a remote task, which rings that
+sub-task's stand-in) or only A2UI actions on things the task never drew (abuse case 9:
+kept in history, logged, never shown to the model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from a2a.types import Message
+
+    from tiny_harness.errors import A2uiMessageError, TaskExtensionError
+    from tiny_harness.harness.a2ui.messages import actions_in
+    from tiny_harness.harness.a2ui.surfaces import without_forged
+    from tiny_harness.harness.tasks.extension import (
+        EventEnvelope,
+        TaskExtensionData,
+        claim,
+        envelopes_in,
+        merge_ext,
+        sender_of,
+    )
+    from tiny_harness.service.durable.payloads import TaskRun
+    from tiny_harness.service.durable.workflows import events
+    from tiny_harness.service.durable.workflows.delegation import Delegation
+
+INVALID_ENVELOPE_ERROR = "InvalidEnvelope"
+"""`ApplicationError.type` of an inbox update refused because an envelope (or an A2UI
+part) in the message is invalid."""
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """What taking a message decided: whether it wakes the task (its first message, or the
+    answer it waits for), whether it waits behind an open question, and the news of
+    sub-tasks it carries."""
+
+    wakes: bool
+    queued: bool
+    news: tuple[EventEnvelope, ...]
+
+
+class Inbox:
+    """Takes one run's messages."""
+
+    def __init__(self, run: TaskRun, delegation: Delegation) -> None:
+        self._run = run
+        self._delegation = delegation
+
+    def check(self, message: Message) -> None:
+        """Refuse (`InvalidEnvelope`) a message whose envelopes or A2UI parts are invalid,
+        or that brings news of no sub-task of this task."""
+        try:
+            envelopes = envelopes_in(message)
+            actions_in(message)
+            for envelope in envelopes:
+                if envelope.kind != "task":
+                    self._delegation.check_news(envelope)
+        except (TaskExtensionError, A2uiMessageError) as error:
+            raise ApplicationError(error.message, type=INVALID_ENVELOPE_ERROR) from None
+
+    def take(self, message: Message, *, first: bool) -> Arrival:
+        """Record a checked message in the task (see the module docstring)."""
+        task = self._run.task
+        envelopes = envelopes_in(message)
+        news = tuple(e for e in envelopes if e.kind != "task")
+        turn = None if news else self._without_forged_actions(message)
+        question = self._run.pending_question
+        answers = question is not None and question.answered_by(sender_of(message))
+        for envelope in envelopes:
+            if isinstance(envelope.payload, TaskExtensionData):
+                merge_ext(task, envelope.payload)
+        if first:
+            claim(task, message)  # the task belongs to whoever started it
+        if turn is not None:
+            self._run.mailbox.append(events.bound_message(turn, task))
+        task.history.append(events.bound_message(message, task))
+        wakes = turn is not None and (first or answers)
+        return Arrival(
+            wakes=wakes, queued=turn is not None and question is not None and not wakes, news=news
+        )
+
+    async def ring(self, arrival: Arrival) -> None:
+        """Tell the stand-ins of the sub-tasks the message brought news of."""
+        for envelope in arrival.news:
+            await self._delegation.ring(envelope)
+
+    def answer_index(self) -> int | None:
+        """Where in the mailbox the message answering the open question is (the first, for
+        a question addressed to nobody), if it has come."""
+        question = self._run.pending_question
+        for index, message in enumerate(self._run.mailbox):
+            if question is None or question.answered_by(sender_of(message)):
+                return index
+        return None
+
+    def _without_forged_actions(self, message: Message) -> Message | None:
+        taken, forged = without_forged(message, self._run.surfaces)
+        for action in forged:
+            workflow.logger.warning(
+                "task %s: A2UI action %r discarded: surface %r, component %r never drawn",
+                self._run.task.id,
+                action.name,
+                action.surfaceId,
+                action.sourceComponentId,
+            )
+        return taken

@@ -1,0 +1,103 @@
+"""`Narrator`: turns what happens to a task into its A2A events.
+
+Workflow-side code. State changes, progress messages and the answer become events in the
+task's log (ids from `workflow.uuid4()`, times from `workflow.now()`); a state change also
+marks the snapshot for the store and goes to the task.state_changed hooks.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from collections.abc import Sequence
+
+    from a2a.types import Part, TaskState
+    from pydantic import JsonValue
+
+    from tiny_harness.harness.tasks import states as task_states
+    from tiny_harness.service.durable.payloads import TaskRun
+    from tiny_harness.service.durable.workflows import events
+    from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
+    from tiny_harness.service.durable.workflows.snapshots import SnapshotWriter
+    from tiny_harness.service.durable.workflows.task_log import TaskLog
+
+
+class Narrator:
+    """Records one run's events."""
+
+    def __init__(
+        self, run: TaskRun, log: TaskLog, snapshots: SnapshotWriter, hooks: HookDispatcher
+    ) -> None:
+        self._run = run
+        self._log = log
+        self._snapshots = snapshots
+        self._hooks = hooks
+
+    @property
+    def final(self) -> bool:
+        """Whether the task is in a state it never leaves."""
+        return self._run.task.status.state in task_states.FINAL
+
+    def set_state(
+        self,
+        state: TaskState,
+        text: str | None = None,
+        *,
+        data: dict[str, JsonValue] | None = None,
+        extra: Sequence[Part] = (),
+    ) -> None:
+        """Move the task to `state`, with an agent message when `text` is given (and the
+        `extra` parts after its own)."""
+        task = self._run.task
+        message = None
+        if text is not None:
+            message = events.agent_message(task, str(workflow.uuid4()), text, data)
+            message.parts.extend(extra)
+        before = task.status.state
+        task_states.check_transition(before, state)
+        self._log.record(events.status_event(task, state, workflow.now(), message))
+        if state not in task_states.FINAL:  # the final flush writes the end
+            self._snapshots.mark()
+        if before != state:
+            self._hooks.state_changed(before, state)
+
+    def say(
+        self, text: str, *, plan: bool = False, store: bool = False, extra: Sequence[Part] = ()
+    ) -> None:
+        """A progress message while WORKING (and the `extra` parts after its own); plan
+        changes carry the plan as a data part. `store` writes the task to the store soon
+        (its metadata changed)."""
+        task = self._run.task
+        data = self._run.plan.model_dump(mode="json") if plan and self._run.plan else None
+        message = events.agent_message(
+            task, str(workflow.uuid4()), text, data=data, media_type=events.PLAN_MEDIA_TYPE
+        )
+        message.parts.extend(extra)
+        state = TaskState.TASK_STATE_WORKING
+        self._log.record(events.status_event(task, state, workflow.now(), message))
+        if store:
+            self._snapshots.mark()
+
+    def note(self, text: str, *, extra: Sequence[Part] = ()) -> None:
+        """News for the task's readers in its current state (no change of state), with the
+        `extra` parts after its text; nothing once the task is final."""
+        if self.final:
+            return
+        task = self._run.task
+        message = events.agent_message(task, str(workflow.uuid4()), text)
+        message.parts.extend(extra)
+        self._log.record(events.status_event(task, task.status.state, workflow.now(), message))
+        self._snapshots.mark()
+
+    def complete(self, answer: str) -> None:
+        """The answer as an artifact, then COMPLETED."""
+        task = self._run.task
+        self._log.record(events.artifact_event(task, str(workflow.uuid4()), "answer", answer))
+        self.set_state(TaskState.TASK_STATE_COMPLETED)
+
+    def fail(self, reason: str) -> None:
+        """FAILED with `reason`, unless the task is final already."""
+        workflow.logger.warning("task %s failed: %s", self._run.task.id, reason)
+        if not self.final:
+            self.set_state(TaskState.TASK_STATE_FAILED, reason)

@@ -1,0 +1,434 @@
+"""`TaskWorkflow`: one durable workflow per A2A task, running the agent loop.
+
+    inbox (update) ──► mailbox ──► intake ─► assemble_context ─► invoke_llm ─┐
+                                     ▲                                     │ tool calls?
+                                     │ reply                    no ◄───────┤
+                          INPUT_REQUIRED wait          invoke_tool xN ◄─── yes
+                                                       (commands applied here)
+    every step appends A2A events to the durable log ──► watch (update) / events_since (query)
+
+The workflow holds state and awaits activities or conditions: no I/O, no clock, no
+randomness (ids come from `workflow.uuid4()`, times from `workflow.now()`). A message is in
+history once `inbox` returns, before the server answers its sender. Readers follow the log
+with `watch`, an update that returns as soon as an event past their cursor exists, so an
+event reaches a streaming client without any polling delay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from a2a.types import Message, Task, TaskState
+    from pydantic import JsonValue
+
+    from tiny_harness.harness.channels.extension import help_request
+    from tiny_harness.harness.context.window import UsageMark
+    from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, UserItem
+    from tiny_harness.harness.persistence.records import Record
+    from tiny_harness.harness.tasks.extension import (
+        ext_of,
+        ext_part,
+        sender_of,
+    )
+    from tiny_harness.service.durable.activities.task import (
+        HOOK_ABORT_ERROR,
+        TaskActivities,
+    )
+    from tiny_harness.service.durable.payloads import (
+        AssembledContext,
+        AssembleInput,
+        EventPage,
+        InboxReceipt,
+        IntakeInput,
+        InvokeLLMInput,
+        TaskRun,
+        TaskSnapshot,
+        TaskStart,
+    )
+    from tiny_harness.service.durable.remote_payloads import SubtaskUpdate
+    from tiny_harness.service.durable.workflows import events, read_model
+    from tiny_harness.service.durable.workflows.assignment import (
+        open_assigned,
+        report_end,
+        the_work,
+    )
+    from tiny_harness.service.durable.workflows.attempts import Attempts
+    from tiny_harness.service.durable.workflows.commands import CommandApplier
+    from tiny_harness.service.durable.workflows.compactor import Compactor
+    from tiny_harness.service.durable.workflows.delegation import Delegation
+    from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
+    from tiny_harness.service.durable.workflows.inbox import Inbox
+    from tiny_harness.service.durable.workflows.narrator import Narrator
+    from tiny_harness.service.durable.workflows.snapshots import SnapshotWriter
+    from tiny_harness.service.durable.workflows.task_log import TaskLog
+    from tiny_harness.service.durable.workflows.tool_runner import ToolRunner
+
+FINAL_TASK_ERROR = "FinalTask"
+"""`ApplicationError.type` of an inbox update refused because the task is final."""
+
+EMPTY_MESSAGE_ERROR = "EmptyMessage"
+"""`ApplicationError.type` of an inbox update refused because the message has no parts."""
+
+_ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
+"""The loop's own activities: the workflow retries them itself (`Attempts`)."""
+
+_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=5,
+)
+_SHORT = timedelta(seconds=30)
+_LONG = timedelta(minutes=5)
+
+
+@workflow.defn
+class TaskWorkflow:
+    """One A2A task. Contract:
+
+    - `inbox` (update): accept a message; refused (`FinalTask`) once the task is final,
+      idempotent on `message_id`. Returns an `InboxReceipt` once the message is in history.
+    - `cancel` (signal): end the task CANCELED, cancelling the activity in flight.
+    - `watch` (update): wait until the log has events past a cursor, then return them.
+    - `events_since` / `task` (queries): the log from a cursor; the current snapshot.
+    """
+
+    @workflow.init
+    def __init__(self, start: TaskStart) -> None:
+        self._start = start
+        self._run = start.carried or TaskRun(
+            task=events.new_task(start.task_id, start.context_id, workflow.now())
+        )
+        if start.assignment is not None and start.carried is None:
+            open_assigned(start.assignment, self._run.task, str(workflow.uuid4()))
+        self._log = TaskLog(self._run)
+        self._snapshots = SnapshotWriter(self._run)
+        self._closing = False
+        self._cancel_requested = self._run.cancel_reason is not None
+        self._driver: asyncio.Task[None] | None = None
+        self._hooks = HookDispatcher(start.task_id, self._on_hook_abort)
+        self._attempts = Attempts(self._hooks)
+        self._narrator = Narrator(self._run, self._log, self._snapshots, self._hooks)
+        self._commands = CommandApplier(self._run, self._narrator, self._hooks)
+        self._compactor = Compactor(start, self._run, self._attempts, self._snapshots)
+        self._delegation = Delegation(start, self._run)
+        self._inbox = Inbox(self._run, self._delegation)
+        self._tools = ToolRunner(
+            start,
+            self._run,
+            self._attempts,
+            self._commands,
+            self._delegation,
+            self._snapshots,
+            cancelled=lambda: self._cancel_requested,
+        )
+
+    # ---- run ---------------------------------------------------------------------------
+
+    @workflow.run
+    async def run(self, start: TaskStart) -> TaskSnapshot:
+        """Drive the loop until the task is final; then persist the whole log and close."""
+        self._driver = asyncio.create_task(self._drive())
+        try:
+            await self._driver
+        except asyncio.CancelledError:
+            if self._hooks.abort_reason is not None:
+                self._narrator.fail(self._hooks.abort_reason)
+            elif not self._cancel_requested:
+                self._cancel_requested = True
+                self._run.cancel_reason = "the workflow was cancelled"
+        except ActivityError as error:
+            # Cancelling the driver cancels the activity in flight, which surfaces here.
+            if self._hooks.abort_reason is not None:
+                self._narrator.fail(self._hooks.abort_reason)
+            elif not self._cancel_requested:
+                self._narrator.fail(_failure_text(error))
+        if self._cancel_requested and self._delegation.unresolved:
+            await self._delegation.cancel_all()
+        if self._cancel_requested and not self._narrator.final:
+            reason = self._run.cancel_reason or "canceled"
+            self._narrator.set_state(TaskState.TASK_STATE_CANCELED, f"Task canceled: {reason}")
+        if self._start.assignment is not None:
+            await report_end(self._start.assignment, self._run.task)
+        return await self._close()
+
+    async def _drive(self) -> None:
+        """The loop: assemble, call the model, run its tool calls, until it answers."""
+        if self._start.assignment is not None:
+            await self._await_assignee()
+            return
+        if self._run.llm_calls == 0:
+            await workflow.wait_condition(lambda: bool(self._run.mailbox))
+        if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
+            self._narrator.set_state(TaskState.TASK_STATE_WORKING)
+        await self._drain_mailbox()
+        while True:
+            if self._should_roll_over():
+                await self._roll_over()
+            self._take_notes()
+            if self._run.llm_calls >= self._start.max_model_calls:
+                self._narrator.fail(
+                    f"The model was called {self._run.llm_calls} times without finishing the "
+                    f"task (the limit is loop.max_model_calls = {self._start.max_model_calls})."
+                )
+                await self._delegation.cancel_all()
+                return
+            response = await self._call_llm()
+            if not response.tool_calls and self._delegation.unresolved:
+                # The task cannot complete before its sub-tasks: wait for news of them.
+                if response.output_text:
+                    self._narrator.say(response.output_text)
+                await workflow.wait_condition(lambda: bool(self._run.notes or self._run.mailbox))
+                await self._drain_mailbox()
+                continue
+            if not response.tool_calls:
+                self._record(read_model.state_record(self._run, workflow.now()))
+                self._narrator.complete(response.output_text)
+                return
+            for call in response.tool_calls:
+                await self._tools.run(call)
+            self._record(read_model.state_record(self._run, workflow.now()))
+            if self._run.pending_question is not None:
+                await self._wait_for_reply()
+            elif self._run.mailbox:
+                await self._drain_mailbox()
+
+    async def _call_llm(self) -> LLMResponse:
+        """Assemble the turn (compacting first when compaction.trigger asks), call the model."""
+        assembled = await self._assemble()
+        if assembled.compact and await self._compactor.compact(self._assemble_input()):
+            assembled = await self._assemble()
+        request = assembled.request
+        self._tools.offered = {tool.name: tool for tool in request.tools}
+
+        def attempt_once(attempt: int) -> Awaitable[LLMResponse]:
+            return workflow.execute_activity_method(
+                TaskActivities.invoke_llm,
+                InvokeLLMInput(task_id=self._start.task_id, request=request, attempt=attempt),
+                start_to_close_timeout=_LONG,
+                heartbeat_timeout=self._start.retries.heartbeat_timeout,
+                retry_policy=_ONE_ATTEMPT,
+            )
+
+        policy = self._start.retries.for_activity("invoke_llm")
+        response = await self._attempts.run("invoke_llm", policy, attempt_once)
+        self._run.llm_calls += 1
+        self._run.usage_mark = UsageMark.of(request, response.usage)
+        self._run.conversation.append(
+            AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
+        )
+        if response.tool_calls and response.output_text:
+            self._narrator.say(response.output_text)
+        return response
+
+    def _assemble_input(self) -> AssembleInput:
+        return AssembleInput(
+            task_id=self._start.task_id,
+            conversation=tuple(self._run.conversation),
+            plan=self._run.plan,
+            loaded_skills=tuple(self._run.loaded_skills),
+            previous=self._run.usage_mark,
+        )
+
+    async def _assemble(self) -> AssembledContext:
+        return await workflow.execute_local_activity_method(
+            TaskActivities.assemble_context,
+            self._assemble_input(),
+            start_to_close_timeout=_SHORT,
+            retry_policy=_RETRY,
+        )
+
+    def _take_notes(self) -> None:
+        """Sub-task news goes into the conversation before the next model call."""
+        self._run.conversation.extend(self._run.notes)
+        self._run.notes.clear()
+
+    def _record(self, record: Record | None) -> None:
+        if record is not None:
+            self._snapshots.add(record)
+
+    def _on_hook_abort(self, reason: str) -> None:
+        """A workflow-level hook vetoed a transition: the task fails with its reason."""
+        if self._driver is not None and not self._driver.done():
+            self._driver.cancel()
+
+    async def _await_assignee(self) -> None:
+        """An assigned task: wait for the assignee's answer, which is its result."""
+        if self._log.empty:
+            self._log.record(events.task_event(self._run.task))
+        if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
+            self._narrator.set_state(TaskState.TASK_STATE_WORKING)
+        if self._start.assignment is not None and self._run.pending_question is None:
+            self._run.pending_question = the_work(self._start.assignment)
+        # The assignee may take long while others' messages queue up behind their answer:
+        # the wait rolls over (the next run waits on, as the same assigned task).
+        await self._wait_for_reply(roll_over=True)
+        answers = [i for i in self._run.conversation if isinstance(i, UserItem) and i.reply_to]
+        self._narrator.complete(answers[0].text if answers else "")
+
+    async def _wait_for_reply(self, *, roll_over: bool = False) -> None:
+        question = self._run.pending_question
+        if question is None:
+            return
+        if self._run.task.status.state != TaskState.TASK_STATE_INPUT_REQUIRED:
+            options: list[JsonValue] = list(question.options)
+            data: dict[str, JsonValue] | None = {"options": options} if options else None
+            self._narrator.set_state(
+                TaskState.TASK_STATE_INPUT_REQUIRED,
+                question.question,
+                data=data,
+                extra=help_request(self._run.task.id, question.question, question.participant_id),
+            )
+        # An addressed question waits for its addressee; others' messages wait behind it.
+        await workflow.wait_condition(
+            lambda: self._answered() or (roll_over and self._should_roll_over())
+        )
+        if not self._answered():
+            await self._roll_over()
+        self._narrator.set_state(TaskState.TASK_STATE_WORKING)
+        await self._drain_mailbox()
+
+    async def _drain_mailbox(self) -> None:
+        """Take every waiting message through intake, the answer to an open question first."""
+        while self._run.mailbox:
+            answer = self._inbox.answer_index()
+            message = self._run.mailbox.pop(answer if answer is not None else 0)
+            question = self._run.pending_question if answer is not None else None
+            item = await workflow.execute_local_activity_method(
+                TaskActivities.intake,
+                IntakeInput(
+                    task_id=self._start.task_id,
+                    message=message,
+                    reply_to=question.call_id if question else None,
+                ),
+                start_to_close_timeout=_SHORT,
+                retry_policy=_RETRY,
+            )
+            if question is not None:
+                self._run.pending_question = None
+            self._run.principal = sender_of(message)
+            self._run.conversation.append(item)
+            self._record(read_model.inbox_audit_record(self._run, message, item, workflow.now()))
+
+    # ---- events and state ------------------------------------------------------------------
+
+    async def _close(self) -> TaskSnapshot:
+        await self._hooks.settle()
+        await self._snapshots.flush(final=True)
+        self._closing = True
+        self._log.end()
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
+
+    # ---- continue-as-new ---------------------------------------------------------------------
+
+    def _answered(self) -> bool:
+        return self._inbox.answer_index() is not None
+
+    def _should_roll_over(self) -> bool:
+        info = workflow.info()
+        length = info.get_current_history_length()
+        return length > self._start.history_event_bound or info.is_continue_as_new_suggested()
+
+    async def _roll_over(self) -> None:
+        await self._hooks.settle()
+        await self._snapshots.flush()
+        self._log.end()
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        # The whole start carries on (its assignment too), with the run so far.
+        workflow.continue_as_new(self._start.model_copy(update={"carried": self._run}))
+
+    # ---- handlers ----------------------------------------------------------------------------
+
+    @workflow.update
+    async def inbox(self, message: Message) -> InboxReceipt:
+        """Accept one message into the mailbox; a repeated `message_id` is not taken twice.
+
+        When the message wakes the task (its first message, or the reply it waits for), the
+        receipt also carries the events the task records on waking, so a streaming sender
+        gets them without waiting for a watch.
+        """
+        if message.message_id in self._run.seen_message_ids:
+            return InboxReceipt(task=self._run.task, cursor=self._run.next_seq, duplicate=True)
+        self._run.seen_message_ids.append(message.message_id)
+        arrival = self._inbox.take(message, first=self._log.empty)
+        await self._inbox.ring(arrival)
+        cursor = self._log.next_seq
+        if self._log.empty:
+            self._log.record(events.task_event(self._run.task))
+            self._snapshots.mark()
+        accepted = Task()
+        accepted.CopyFrom(self._run.task)
+        if arrival.wakes:
+            await workflow.wait_condition(
+                lambda: self._log.next_seq > max(cursor, 1) or self._cancel_requested
+            )
+        return InboxReceipt(
+            task=accepted, cursor=cursor, page=self._log.page(cursor), queued=arrival.queued
+        )
+
+    @inbox.validator
+    def _validate_inbox(self, message: Message) -> None:
+        if self._narrator.final or self._cancel_requested or self._closing:
+            # A run rolling over to continue-as-new still takes messages: they are
+            # carried in the mailbox to the next run.
+            state = TaskState.Name(self._run.task.status.state)
+            raise ApplicationError(f"task is final ({state})", type=FINAL_TASK_ERROR)
+        if not message.parts:
+            raise ApplicationError("a message needs at least one part", type=EMPTY_MESSAGE_ERROR)
+        self._inbox.check(message)
+
+    @workflow.signal
+    def cancel(self, reason: str) -> None:
+        """End the task CANCELED; the activity in flight is cancelled."""
+        if self._cancel_requested or self._narrator.final:
+            return
+        self._cancel_requested = True
+        self._run.cancel_reason = reason or "canceled by request"
+        if self._driver is not None:
+            self._driver.cancel()
+
+    @workflow.signal
+    def subtask_changed(self, update: SubtaskUpdate) -> None:
+        """A stand-in reports its sub-task's newest turn; a change of its state is told on
+        this task too, with the extension data that lists it."""
+        news = self._delegation.changed(update)
+        ext = ext_of(self._run.task)
+        if news is not None and ext is not None:
+            self._narrator.note(news, extra=[ext_part(ext)])
+
+    @workflow.update
+    async def watch(self, cursor: int) -> EventPage:
+        """Return the events past `cursor` as soon as there are any (or the run is ending)."""
+        return await self._log.watch(cursor)
+
+    @watch.validator
+    def _validate_watch(self, cursor: int) -> None:
+        if not self._log.valid_cursor(cursor):
+            raise ApplicationError(f"cursor {cursor} is outside the log (0..{self._log.next_seq})")
+
+    @workflow.query
+    def events_since(self, cursor: int) -> EventPage:
+        """The log from `cursor` on (at most one page)."""
+        return self._log.page(cursor)
+
+    @workflow.query
+    def task(self) -> TaskSnapshot:
+        """The task as its events describe it now."""
+        return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
+
+
+def _failure_text(error: ActivityError) -> str:
+    cause = error.cause
+    if isinstance(cause, ApplicationError):
+        if cause.type == HOOK_ABORT_ERROR:
+            return f"Refused by a hook: {cause.message}"
+        return f"An activity failed after its retries: {cause.type}: {cause.message}"
+    return f"An activity failed after its retries: {cause or error}"

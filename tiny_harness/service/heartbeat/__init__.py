@@ -1,0 +1,1 @@
+"""The heartbeat (R16), split as the durable layer is: workflow, activities, schedule."""
