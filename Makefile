@@ -59,6 +59,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python .ci/shape.py tiny_harness
 
 test: lint
 	$(BIN)/pytest $(ARGS)

@@ -25,6 +25,15 @@ COMMANDS = {
     "tiny-harness --help": [sys.executable, "-m", "tiny_harness", "--help"],
     "tiny-harness tui --help": [sys.executable, "-m", "tiny_harness", "tui", "--help"],
 }
+SERVER = {
+    # What `serve` imports before it starts anything, on the scripted model with no MCP
+    # server: the provider SDKs and the MCP client are not among it.
+    'python -c "import tiny_harness.service.runtime"': [
+        sys.executable,
+        "-c",
+        "import tiny_harness.service.runtime",
+    ],
+}
 
 
 def _seconds(command: list[str]) -> float:
@@ -37,13 +46,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
-    for name, command in COMMANDS.items():
+    for name, command in {**COMMANDS, **SERVER}.items():
         _seconds(command)  # warm the file cache, as a second invocation would be
         times = [_seconds(command) for _ in range(args.runs)]
         median = statistics.median(times)
+        verdict = "met" if median < 0.5 else "NOT met"
+        target = f"target < 0.5 s: {verdict}" if name in COMMANDS else "(no target)"
         print(
-            f"{name:34} median {median:5.2f} s   min {min(times):5.2f} s   "
-            f"max {max(times):5.2f} s   target < 0.5 s: {'met' if median < 0.5 else 'NOT met'}"
+            f"{name:48} median {median:5.2f} s   min {min(times):5.2f} s   "
+            f"max {max(times):5.2f} s   {target}"
         )
 
 

@@ -6,6 +6,7 @@ tests never see each other's tasks.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import uuid
@@ -109,6 +110,24 @@ class RunningHarness:
         """Ids of every workflow ever started on this harness's task queue."""
         query = f'TaskQueue="{self.task_queue}"'
         return [wf.id async for wf in self.temporal.list_workflows(query)]
+
+    async def workflows_once_visible(self, expected: set[str]) -> set[str]:
+        """The workflow ids on this harness's queue, read once every one of `expected` is
+        visible: visibility lags a little, so a check that nothing else was started waits
+        for a workflow known to exist (a control task) before it reads."""
+        for _ in range(200):
+            seen = set(await self.workflow_ids())
+            if expected <= seen:
+                return seen
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{expected - seen} never became visible; saw {seen}")
+
+    async def control_task(self, text: str = "control") -> str:
+        """Start one good task after a refusal, so "nothing was started" can be told from a
+        slow visibility index: once it shows, a workflow started before it would too."""
+        client = await self.client()
+        events = await collect(client.send_message(send_request(text)))
+        return events[0].task.id
 
 
 def script(text: str) -> Script:

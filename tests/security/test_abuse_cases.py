@@ -314,12 +314,13 @@ async def test_non_member_rejected_without_task_existence(
         missing = await refusal_text(h, binding, "no-such-task", mallory)
         foreign = await refusal_text(h, binding, task.id, mallory)
         after = await client.get_task(GetTaskRequest(id=task.id), context=ALICE)
-        workflows = await h.workflow_ids()
+        control = await h.control_task()
+        workflows = await h.workflows_once_visible({task.id, control})
 
     assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
     assert foreign == missing
     assert after == before
-    assert workflows == [task.id]
+    assert workflows == {task.id, control}
 
 
 # --- 5: a remote agent whose card requires an extension the harness lacks ------------------

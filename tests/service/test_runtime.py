@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -343,3 +345,52 @@ async def test_an_embedded_temporal_port_held_by_another_program_exits_2_naming_
             await serve.start()
         assert await asyncio.wait_for(serve.stop(), 10) == 2
     assert "TINY_HARNESS_TEMPORAL__EMBEDDED_PORT" in "\n".join(serve.lines)
+
+
+_PROBE = """
+import asyncio, sys, tempfile
+from pathlib import Path
+from tiny_harness.config import load_settings
+from tiny_harness.harness.models.factory import choose_model
+from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.plugins.install import build_harness
+import tiny_harness.service.runtime
+
+async def main() -> None:
+    data = Path(tempfile.mkdtemp())
+    settings = load_settings(environ=dict(arg.split("=", 1) for arg in sys.argv[1:]))
+    chosen = choose_model(settings.model)
+    store = SqliteStore(data / "store.sqlite3")
+    harness, _ = await build_harness(llm=chosen.llm, store=store, plugins=(), data_dir=data)
+    await harness.close()
+    await store.close()
+    print(",".join(m for m in ("anthropic", "openai", "mcp") if m in sys.modules))
+
+asyncio.run(main())
+"""
+
+
+def _sdks_loaded(*environ: str) -> str:
+    probe = subprocess.run(
+        [sys.executable, "-c", _PROBE, *environ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return probe.stdout.strip()
+
+
+def test_a_server_on_the_scripted_model_imports_no_provider_sdk_and_no_mcp_client() -> None:
+    """Each of these takes most of a second to import: a harness that configures no
+    provider and no MCP server starts without them."""
+    assert _sdks_loaded() == ""
+
+
+def test_the_configured_provider_is_the_one_sdk_imported() -> None:
+    loaded = _sdks_loaded(
+        "TINY_HARNESS_MODEL__PROVIDER=anthropic",
+        "TINY_HARNESS_MODEL__MODEL=claude-test",
+        "TINY_HARNESS_MODEL__API_KEY=sk-not-a-real-key",
+    )
+    assert loaded == "anthropic"

@@ -15,6 +15,8 @@ import logging
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
+from starlette.applications import Starlette
+
 from tiny_harness.config import Settings
 from tiny_harness.errors import ConfigError
 from tiny_harness.harness.channels.a2a import A2A_CHANNEL_REF, A2AChannel
@@ -238,6 +240,14 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         channel=await harness.registry.get(A2A_CHANNEL_REF, A2AChannel),
         web_ui=web_ui,
     )
+    http = await _listen(app, settings, web_ui, stack)
+    return RunningHarness(url=http.url, temporal=connection, store=store)
+
+
+async def _listen(
+    app: Starlette, settings: Settings, web_ui: WebUi, stack: AsyncExitStack
+) -> HttpServer:
+    """Serve `app` on the configured address until `stack` closes, saying where."""
     http = await stack.enter_async_context(
         HttpServer(app, host=settings.server.host, port=settings.server.port)
     )
@@ -250,7 +260,7 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         logger.info("web ui: %s%s/", settings.advertised_url, UI_PATH)
     else:
         logger.warning("web ui: %s", web_ui.missing)
-    return RunningHarness(url=http.url, temporal=connection, store=store)
+    return http
 
 
 async def serve(settings: Settings) -> None:

@@ -115,9 +115,10 @@ async def test_an_a2ui_part_that_is_no_client_message_is_invalid_params(
         )
         with pytest.raises(InvalidParamsError, match="surfaceId"):
             await collect(client.send_message(request))
-        started = await h.workflow_ids()
+        control = await h.control_task()
+        started = await h.workflows_once_visible({control})
 
-    assert started == []
+    assert started == {control}
 
 
 def test_a_surface_must_exist_before_its_components_and_only_once() -> None:

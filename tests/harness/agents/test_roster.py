@@ -112,12 +112,9 @@ def test_the_roster_never_shows_the_url() -> None:
     assert "secret-path" not in render_roster([agent("a")])
 
 
-def test_angle_brackets_become_single_angle_quotation_marks() -> None:
-    assert LEFT_ANGLE == "\u2039"
-    assert RIGHT_ANGLE == "\u203a"
-
-
-def test_every_field_is_flattened_to_one_line_and_loses_its_angle_brackets() -> None:
+def test_every_field_is_flattened_to_one_line_its_angle_brackets_made_quotation_marks() -> None:
+    """A card cannot close the roster's section or open a tag: `<` and `>` become the single
+    angle quotation marks, which read alike and are no markup."""
     roster = render_roster(
         [
             agent(
@@ -138,6 +135,7 @@ def test_every_field_is_flattened_to_one_line_and_loses_its_angle_brackets() -> 
     ]
     assert "<" not in roster
     assert ">" not in roster
+    assert (L, R) == ("\u2039", "\u203a")
 
 
 def test_at_most_ten_skills_are_listed_in_card_order() -> None:

@@ -201,10 +201,3 @@ def test_message_without_credentials_is_an_equal_copy() -> None:
     assert redacted.masked == 0
     assert redacted.value == message
     assert redacted.value is not message
-
-
-def test_hostile_input_stays_fast() -> None:
-    # Each of these would make a naive pattern backtrack quadratically over 256 KiB.
-    for unit in ("eyJ-", "a-", "sk-", "a://b:", "-----BEGIN PRIVATE KEY-----", "api_key="):
-        text = unit * (262_144 // len(unit))
-        REDACTOR.text(text)  # the test's timeout is the assertion

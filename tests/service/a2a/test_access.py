@@ -122,10 +122,12 @@ async def refusal(
 
 
 @pytest.mark.parametrize("binding", BINDINGS)
-async def test_foreign_task_get_list_subscribe_cancel_not_found(
+async def test_every_verb_on_a_foreign_task_is_refused_as_on_a_missing_one(
     temporal_client: Client, tmp_path: Path, binding: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Bob and an anonymous caller, on every verb, get what a missing task gets."""
+    """Bob and an anonymous caller get what a missing task gets on every verb that names a
+    task: get, cancel, subscribe, reply, and the four push-config operations (ListTasks
+    takes no task id: `test_list_tasks_shows_each_participant_only_their_tasks`)."""
     async with running_harness(temporal_client, tmp_path, ASKS_WHICH_SIZE) as h:
         task = await started_by(h, ALICE, binding)
         client = await h.client(binding)
@@ -191,12 +193,13 @@ async def test_context_hijack_refused(temporal_client: Client, tmp_path: Path) -
             await collect(client.send_message(SendMessageRequest(message=hijack), context=BOB))
         own = user_message("another shirt", context_id=task.context_id)
         events = await collect(client.send_message(SendMessageRequest(message=own), context=ALICE))
-        workflows = await h.workflow_ids()
+        # Alice's second task, sent after the refusal, is the control.
+        workflows = await h.workflows_once_visible({task.id, events[0].task.id})
 
     assert str(refused.value) == f"context {task.context_id} cannot be used"
     assert task.id not in str(refused.value)
     assert events[0].task.context_id == task.context_id  # its owner may use it
-    assert len(workflows) == 2  # alice's two tasks; bob's started nothing
+    assert workflows == {task.id, events[0].task.id}  # alice's two tasks; bob's started nothing
 
 
 def with_participants(text: str, task_id: str, *people: Participant) -> SendMessageRequest:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,6 +13,7 @@ from a2a.types import (
     GetTaskRequest,
     SendMessageRequest,
     SubscribeToTaskRequest,
+    TaskState,
 )
 from a2a.utils.errors import (
     InvalidParamsError,
@@ -23,7 +23,14 @@ from a2a.utils.errors import (
 )
 from temporalio.client import Client
 
-from tests.support import RunningHarness, collect, running_harness, send_request, user_message
+from tests.support import (
+    ASKS_WHICH_SIZE,
+    RunningHarness,
+    collect,
+    running_harness,
+    send_request,
+    user_message,
+)
 
 ANSWER = "turns:\n  - text: answered\n"
 JSONRPC_HEADERS = {"content-type": "application/json", "A2A-Version": "1.0"}
@@ -34,23 +41,6 @@ def rpc(method: str, params: object, request_id: int = 1) -> str:
 
 
 SEND_PARAMS = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
-
-
-async def only_workflows(harness: RunningHarness, expected: set[str]) -> set[str]:
-    """The workflow ids on the harness's queue, once every expected one is visible."""
-    for _ in range(100):
-        seen = set(await harness.workflow_ids())
-        if expected <= seen:
-            return seen
-        await asyncio.sleep(0.05)
-    return set(await harness.workflow_ids())
-
-
-async def control_task(harness: RunningHarness) -> str:
-    """Run one good task, so a refusal before it can be told from a slow visibility index."""
-    client = await harness.client()
-    events = await collect(client.send_message(send_request("control")))
-    return events[0].task.id
 
 
 @pytest.fixture
@@ -74,8 +64,8 @@ async def test_malformed_jsonrpc_is_refused_and_starts_nothing(
 ) -> None:
     response = await harness.http.post(harness.url + "/", content=body, headers=JSONRPC_HEADERS)
     assert response.json()["error"]["code"] == code
-    control = await control_task(harness)
-    assert await only_workflows(harness, {control}) == {control}
+    control = await harness.control_task()
+    assert await harness.workflows_once_visible({control}) == {control}
 
 
 @pytest.mark.parametrize("version", [None, "", "0.3", "2.0"])
@@ -93,8 +83,8 @@ async def test_missing_or_wrong_a2a_version_is_refused_on_both_bindings(
         harness.url + "/rest/message:send", content=json.dumps(SEND_PARAMS), headers=headers
     )
     assert rest_answer.status_code == 400
-    control = await control_task(harness)
-    assert await only_workflows(harness, {control}) == {control}
+    control = await harness.control_task()
+    assert await harness.workflows_once_visible({control}) == {control}
 
 
 async def test_oversized_body_is_refused_before_any_route(harness: RunningHarness) -> None:
@@ -115,8 +105,8 @@ async def test_oversized_body_is_refused_before_any_route(harness: RunningHarnes
 
     chunked = await harness.http.post(harness.url + "/", content=chunks(), headers=JSONRPC_HEADERS)
     assert chunked.json()["error"]["code"] == -32600
-    control = await control_task(harness)
-    assert await only_workflows(harness, {control}) == {control}
+    control = await harness.control_task()
+    assert await harness.workflows_once_visible({control}) == {control}
 
 
 async def test_message_to_unknown_task_is_task_not_found_and_starts_nothing(
@@ -125,14 +115,14 @@ async def test_message_to_unknown_task_is_task_not_found_and_starts_nothing(
     client = await harness.client()
     with pytest.raises(TaskNotFoundError):
         await collect(client.send_message(send_request("hello?", task_id="no-such-task")))
-    control = await control_task(harness)
-    assert await only_workflows(harness, {control}) == {control}
+    control = await harness.control_task()
+    assert await harness.workflows_once_visible({control}) == {control}
 
 
 async def test_reply_to_final_task_is_refused_and_history_unchanged(
     harness: RunningHarness,
 ) -> None:
-    task_id = await control_task(harness)
+    task_id = await harness.control_task()
     client = await harness.client()
     before = await client.get_task(GetTaskRequest(id=task_id))
     for binding in ("JSONRPC", "HTTP+JSON"):
@@ -142,20 +132,35 @@ async def test_reply_to_final_task_is_refused_and_history_unchanged(
     after = await client.get_task(GetTaskRequest(id=task_id))
     assert after == before
     assert "one more thing" not in [get_message_text(m) for m in after.history]
-    assert await only_workflows(harness, {task_id}) == {task_id}
+    assert await harness.workflows_once_visible({task_id}) == {task_id}
 
 
-async def test_invalid_messages_are_invalid_params(harness: RunningHarness) -> None:
+async def test_a_message_without_parts_is_invalid_params_and_starts_nothing(
+    harness: RunningHarness,
+) -> None:
     client = await harness.client()
-    task_id = await control_task(harness)
     empty = SendMessageRequest(message=user_message("x"))
     del empty.message.parts[:]
     with pytest.raises(InvalidParamsError):
         await collect(client.send_message(empty))
-    wrong_context = send_request("x", task_id=task_id, context_id="another-context")
-    with pytest.raises((InvalidParamsError, UnsupportedOperationError)):
-        await collect(client.send_message(wrong_context))
-    assert await only_workflows(harness, {task_id}) == {task_id}
+    control = await harness.control_task()
+    assert await harness.workflows_once_visible({control}) == {control}
+
+
+async def test_a_reply_naming_another_context_is_invalid_params_and_the_task_still_waits(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, ASKS_WHICH_SIZE) as h:
+        client = await h.client()
+        events = await collect(client.send_message(send_request("order a shirt")))
+        task_id = events[0].task.id
+        wrong_context = send_request("M", task_id=task_id, context_id="another-context")
+        with pytest.raises(InvalidParamsError, match="context"):
+            await collect(client.send_message(wrong_context))
+        after = await client.get_task(GetTaskRequest(id=task_id))
+
+    assert after.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    assert "M" not in [get_message_text(m) for m in after.history]
 
 
 async def test_operations_on_unknown_or_final_tasks_are_refused(harness: RunningHarness) -> None:
@@ -166,12 +171,12 @@ async def test_operations_on_unknown_or_final_tasks_are_refused(harness: Running
         await client.cancel_task(CancelTaskRequest(id="missing"))
     with pytest.raises(TaskNotFoundError):
         await collect(client.subscribe(SubscribeToTaskRequest(id="missing")))
-    done = await control_task(harness)
+    done = await harness.control_task()
     with pytest.raises(TaskNotCancelableError):
         await client.cancel_task(CancelTaskRequest(id=done))
     with pytest.raises(UnsupportedOperationError):
         await collect(client.subscribe(SubscribeToTaskRequest(id=done)))
-    assert await only_workflows(harness, {done}) == {done}
+    assert await harness.workflows_once_visible({done}) == {done}
 
 
 async def test_unknown_rest_route_is_not_found(harness: RunningHarness) -> None:

@@ -4,12 +4,17 @@ extension the card does not offer, is refused and changes nothing."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import pytest
-from a2a.types import GetTaskRequest, Message, SendMessageRequest, TaskStatusUpdateEvent
+from a2a.types import (
+    GetTaskRequest,
+    Message,
+    SendMessageRequest,
+    TaskState,
+    TaskStatusUpdateEvent,
+)
 from a2a.utils.errors import InvalidParamsError
 from google.protobuf import json_format
 from temporalio.client import Client
@@ -50,11 +55,6 @@ def raw_envelope(message: Message, envelope: dict[str, object]) -> Message:
 async def send(h: RunningHarness, message: Message, binding: str = "JSONRPC") -> list[object]:
     client = await h.client(binding)
     return list(await collect(client.send_message(SendMessageRequest(message=message))))
-
-
-async def settled_workflows(h: RunningHarness) -> list[str]:
-    await asyncio.sleep(0.3)  # visibility lags a little; a started workflow would show
-    return await h.workflow_ids()
 
 
 @pytest.mark.parametrize("binding", BINDINGS)
@@ -98,9 +98,10 @@ async def test_a_bad_envelope_on_a_new_task_is_invalid_params_and_starts_nothing
     async with running_harness(temporal_client, tmp_path, ASKS) as h:
         with pytest.raises(InvalidParamsError, match=why):
             await send(h, raw_envelope(user_message("order"), envelope))
-        started = await settled_workflows(h)
+        control = await h.control_task()
+        started = await h.workflows_once_visible({control})
 
-    assert started == []
+    assert started == {control}
 
 
 async def test_a_bad_envelope_in_a_reply_is_refused_and_the_task_still_waits(
@@ -116,7 +117,7 @@ async def test_a_bad_envelope_in_a_reply_is_refused_and_the_task_still_waits(
             await send(h, bad)
         after = await client.get_task(GetTaskRequest(id=task_id))
 
-    assert after.status.state == before.status.state
+    assert after.status.state == before.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
     assert list(after.history) == list(before.history)
 
 

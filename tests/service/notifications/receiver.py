@@ -41,6 +41,11 @@ class Receiver:
             await self.arrived.wait_for(lambda: len(self.accepted) >= count)
         return list(self.accepted)
 
+    async def wait_for_attempts(self, count: int, *, seconds: float = 20.0) -> None:
+        """Return once at least `count` POSTs reached the receiver, accepted or not."""
+        async with asyncio.timeout(seconds), self.arrived:
+            await self.arrived.wait_for(lambda: self.attempts >= count)
+
 
 @asynccontextmanager
 async def push_receiver() -> AsyncIterator[Receiver]:
@@ -48,7 +53,9 @@ async def push_receiver() -> AsyncIterator[Receiver]:
     receiver = Receiver()
 
     async def hook(request: Request) -> Response:
-        receiver.attempts += 1
+        async with receiver.arrived:
+            receiver.attempts += 1
+            receiver.arrived.notify_all()
         if receiver.down:
             return Response(status_code=503)
         event = json_format.Parse(await request.body(), StreamResponse())

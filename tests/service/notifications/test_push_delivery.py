@@ -8,7 +8,6 @@ recording endpoint (receiver.py), allow-listed as the harness's push target.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 from pathlib import Path
 
@@ -128,8 +127,8 @@ async def test_a_receiver_down_for_a_while_gets_every_event_later_and_the_task_d
         client = await h.client()
         await client.create_task_push_notification_config(config_for(task_id, receiver))
         finished = await answer(h, task_id)
+        await receiver.wait_for_attempts(2)  # the courier retried against the dead receiver
         accepted_while_down = len(receiver.accepted)
-        await asyncio.sleep(1.5)  # let the courier retry against the dead receiver
         attempts_while_down = receiver.attempts
         receiver.down = False
         expected = await log_after_question(h, task_id)
@@ -192,16 +191,22 @@ async def test_a_config_sent_with_the_first_message_hears_the_task_from_its_firs
 
 
 async def test_a_deleted_config_gets_nothing_more(temporal_client: Client, tmp_path: Path) -> None:
-    async with push_receiver() as receiver, running_harness(temporal_client, tmp_path, ASKS) as h:
+    async with (
+        push_receiver() as receiver,
+        push_receiver() as control,
+        running_harness(temporal_client, tmp_path, ASKS) as h,
+    ):
         task_id = await parked_task(h)
         client = await h.client()
         created = await client.create_task_push_notification_config(config_for(task_id, receiver))
+        kept = await client.create_task_push_notification_config(config_for(task_id, control))
         await client.delete_task_push_notification_config(
             DeleteTaskPushNotificationConfigRequest(task_id=task_id, id=created.id)
         )
         courier = temporal_client.get_workflow_handle(courier_id(task_id, created.id))
         finished = await answer(h, task_id)
-        await asyncio.sleep(1.0)  # time enough for a push, had one been sent
+        # The control config, kept, hears the whole rest of the task: pushes went out.
+        await control.wait_for(len(await log_after_question(h, task_id)))
         status = (await courier.describe()).status
         listed = await client.list_task_push_notification_configs(
             ListTaskPushNotificationConfigsRequest(task_id=task_id)
@@ -210,7 +215,7 @@ async def test_a_deleted_config_gets_nothing_more(temporal_client: Client, tmp_p
     assert states(finished)[-1] == "TASK_STATE_COMPLETED"
     assert receiver.attempts == 0
     assert status == WorkflowExecutionStatus.CANCELED
-    assert list(listed.configs) == []
+    assert [config.id for config in listed.configs] == [kept.id]
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])

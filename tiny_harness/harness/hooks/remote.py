@@ -28,11 +28,9 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import httpx
-from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, JsonValue, ValidationError
 
 from tiny_harness.errors import HookLoadError, HookTransportError
@@ -53,6 +51,11 @@ ABORT_ERROR_CODE = -32001
 
 DEFAULT_TIMEOUT = 10.0
 """Seconds a remote executor waits for a connection or a reply."""
+
+if TYPE_CHECKING:
+    # The MCP SDK takes most of a second to import; only a worker with an MCP server pays it.
+    from mcp import Client, StdioServerParameters
+    from mcp.types import CallToolResult
 
 type McpHookServer = StdioServerParameters | str
 """An MCP server: a command to run over stdio, or the URL of a streamable-HTTP endpoint."""
@@ -187,6 +190,8 @@ class McpHookExecutor:
         await self.aclose()
 
     def _envelope(self, answer: CallToolResult) -> _Envelope:
+        from mcp.types import TextContent
+
         texts = [block.text for block in answer.content if isinstance(block, TextContent)]
         if answer.is_error:
             raise self._failure(f"{HOOK_TOOL} failed: {' '.join(texts)[:500]}")
@@ -216,6 +221,8 @@ class McpHookExecutor:
             return client
 
     async def _hold(self, ready: asyncio.Future[Client], closing: asyncio.Event) -> None:
+        from mcp import Client
+
         try:
             async with Client(self.server, cache=None, read_timeout_seconds=self._timeout) as c:
                 if ready.done():  # the waiter gave up

@@ -5,11 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tiny_harness.errors import ConfigError
-from tiny_harness.harness.models.anthropic import AnthropicLLM
 from tiny_harness.harness.models.llm import LLM
 from tiny_harness.harness.models.model_config import ModelConfig
-from tiny_harness.harness.models.openai import OpenAILLM
-from tiny_harness.harness.models.openai_chat import OpenAIChatLLM
 from tiny_harness.harness.models.scripted import ScriptedLLM, builtin_demo_script, load_script
 
 
@@ -52,7 +49,11 @@ def _provider(config: ModelConfig) -> ChosenModel:
     base_url = str(config.base_url).rstrip("/") if config.base_url else None
     where = f" at {base_url}" if base_url else ""
     description = f"{config.provider} model {model}{where}"
+    # A provider's SDK is imported only when it is the one configured: each takes about a
+    # second to import, which a server on the scripted model (and every CLI start) skips.
     if config.provider == "openai-chat":
+        from tiny_harness.harness.models.openai_chat import OpenAIChatLLM
+
         url = _required(base_url, "TINY_HARNESS_MODEL__BASE_URL", config.provider)
         chat = OpenAIChatLLM(
             model=model,
@@ -68,6 +69,8 @@ def _provider(config: ModelConfig) -> ChosenModel:
             variable="TINY_HARNESS_MODEL__API_KEY",
         )
     if config.provider == "anthropic":
+        from tiny_harness.harness.models.anthropic import AnthropicLLM
+
         anthropic = AnthropicLLM(
             model=model,
             api_key=key,
@@ -75,6 +78,8 @@ def _provider(config: ModelConfig) -> ChosenModel:
             max_output_tokens=config.max_output_tokens or 8192,
         )
         return ChosenModel(anthropic, description)
+    from tiny_harness.harness.models.openai import OpenAILLM
+
     openai = OpenAILLM(
         model=model, api_key=key, base_url=base_url, max_output_tokens=config.max_output_tokens
     )

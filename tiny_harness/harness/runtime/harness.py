@@ -12,8 +12,6 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
-from mcp import StdioServerParameters
-
 from tiny_harness.errors import (
     EntityNotFoundError,
     PluginError,
@@ -165,6 +163,8 @@ def _skill_prefix(name: str, skills: SkillCatalog) -> str | None:
 def mcp_address(server: McpServer) -> McpServerAddress:
     """How the MCP client reaches a server a plugin or skill declared."""
     if isinstance(server, McpStdioServer):
+        from mcp import StdioServerParameters  # the SDK is imported only when a server is
+
         return StdioServerParameters(
             command=server.command,
             args=list(server.args),

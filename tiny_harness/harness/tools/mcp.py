@@ -48,11 +48,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from types import MappingProxyType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult, TextContent
-from mcp.types import Tool as McpToolInfo
 from pydantic import JsonValue, TypeAdapter
 
 from tiny_harness.errors import (
@@ -86,6 +83,12 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _JSON_OBJECT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
+
+if TYPE_CHECKING:
+    # The MCP SDK takes most of a second to import; only a worker with an MCP server pays it.
+    from mcp import Client, StdioServerParameters
+    from mcp.types import CallToolResult
+    from mcp.types import Tool as McpToolInfo
 
 type McpServerAddress = StdioServerParameters | str
 """A stdio server to spawn, or the URL of a streamable-HTTP server."""
@@ -153,7 +156,7 @@ class McpToolSource:
         self.prefix = prefix
         self._server = server
         self._environment: dict[str, str] | None = None
-        if isinstance(server, StdioServerParameters):
+        if not isinstance(server, str):  # a stdio server
             self._environment = stdio_environment(
                 server.env, plugin_root=plugin_root, plugin_data=plugin_data
             )
@@ -303,6 +306,8 @@ class McpToolSource:
         self, target: McpServerAddress, ready: asyncio.Future[Client], closing: asyncio.Event
     ) -> None:
         """Own the session: the SDK's transports must be entered and left in one task."""
+        from mcp import Client
+
         try:
             async with AsyncExitStack() as stack:
                 client = await stack.enter_async_context(Client(target, cache=None))
@@ -397,6 +402,8 @@ def _describe(error: BaseException) -> str:
 
 
 def _text_of(result: CallToolResult) -> str:
+    from mcp.types import TextContent
+
     if result.structured_content is not None:
         structured: JsonValue = result.structured_content
         return json.dumps(structured, sort_keys=True)

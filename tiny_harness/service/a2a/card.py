@@ -60,27 +60,7 @@ def build_agent_card(base_url: str, *, model: str, push: bool) -> AgentCard:
         capabilities=AgentCapabilities(
             streaming=True,
             push_notifications=push,
-            extensions=[
-                AgentExtension(
-                    uri=TASK_EXTENSION_URI,
-                    description=(
-                        "Task envelopes: a data part of media type "
-                        "application/vnd.tiny-harness.event+json carrying what A2A's Task "
-                        "lacks (name, goal, acceptance criteria, parent tasks)."
-                    ),
-                    required=False,
-                ),
-                AgentExtension(
-                    uri=CHANNEL_EXTENSION_URI,
-                    description=(
-                        f"Channel messages: a data part of media type {CHANNEL_MEDIA_TYPE} "
-                        "posting to the task's channel (its participants), such as a help "
-                        "request or its reply."
-                    ),
-                    required=False,
-                ),
-                a2ui_extension(),
-            ],
+            extensions=_extensions(),
         ),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
@@ -96,6 +76,31 @@ def build_agent_card(base_url: str, *, model: str, push: bool) -> AgentCard:
             )
         ],
     )
+
+
+def _extensions() -> list[AgentExtension]:
+    """The extensions the card offers, none required: the task, channel and A2UI ones."""
+    return [
+        AgentExtension(
+            uri=TASK_EXTENSION_URI,
+            description=(
+                "Task envelopes: a data part of media type "
+                "application/vnd.tiny-harness.event+json carrying what A2A's Task "
+                "lacks (name, goal, acceptance criteria, parent tasks)."
+            ),
+            required=False,
+        ),
+        AgentExtension(
+            uri=CHANNEL_EXTENSION_URI,
+            description=(
+                f"Channel messages: a data part of media type {CHANNEL_MEDIA_TYPE} "
+                "posting to the task's channel (its participants), such as a help "
+                "request or its reply."
+            ),
+            required=False,
+        ),
+        a2ui_extension(),
+    ]
 
 
 def card_route(card: AgentCard, *, modified: datetime) -> Route:

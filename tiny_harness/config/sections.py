@@ -1,0 +1,83 @@
+"""The small sections of `Settings`: temporal, server, store, loop and heartbeat."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import AnyHttpUrl, BaseModel, Field, SecretStr
+
+from tiny_harness.config.keys import NonEmptyStr, Port
+from tiny_harness.harness.settings.duration import Duration
+
+
+class TemporalConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
+    """How to reach Temporal, or how to start the embedded development server."""
+
+    address: NonEmptyStr | None = None
+    """``host:port`` of a Temporal frontend; None starts an embedded dev server in ``serve``."""
+    namespace: NonEmptyStr = "default"
+    task_queue: NonEmptyStr = "tiny-harness"
+    tls: bool = False
+    api_key: SecretStr | None = None
+    """Temporal Cloud API key. Secret: environment only (``TINY_HARNESS_TEMPORAL__API_KEY``)."""
+    embedded_port: Port = 7233
+    """Frontend port of the embedded dev server; 0 picks a free port."""
+    ui: bool = False
+    """Start the Temporal web UI together with the embedded dev server."""
+    ui_port: Port | None = None
+    """Port of the embedded web UI; None means ``embedded_port + 1000``."""
+
+
+class ServerConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
+    """The A2A HTTP server."""
+
+    host: NonEmptyStr = "127.0.0.1"
+    port: Port = 8080
+    public_url: AnyHttpUrl | None = None
+    """Base URL the agent card advertises; None means ``http://{host}:{port}``."""
+    max_request_bytes: Annotated[int, Field(ge=1024)] = 1_048_576
+    """Largest request body the server accepts."""
+    base_url: AnyHttpUrl | None = None
+    """The public base URL remote agents reach this server at: push notifications about
+    delegated tasks are registered under it (``<base_url>/a2a/push/<task id>``). None means
+    no push is registered, and a parked remote task is followed with SubscribeToTask."""
+    sse_keepalive: Annotated[Duration, Field(gt=timedelta(0), le=timedelta(seconds=30))] = (
+        timedelta(seconds=15)
+    )
+    """How often a streaming response sends an SSE comment, so a proxy keeps a stream open
+    while it waits on a long step (over 0, at most 30 s)."""
+    rate_limit_per_second: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 20.0
+    """Requests per second each peer address may make (a token bucket refilled at this
+    rate); over it, a request is refused with 429. 0 turns the limit off."""
+    rate_limit_burst: Annotated[int, Field(ge=1)] = 40
+    """Requests a peer address may make at once: the size of its token bucket."""
+    web_ui_dir: Path | None = None
+    """The built web renderer served at ``/ui``; None means ``renderers/web/dist`` of the
+    checkout the package runs from (where ``make serve`` builds it)."""
+
+
+class StoreConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
+    """Where task records are kept."""
+
+    path: Path | None = None
+    """SQLite file; None means ``<data_dir>/tiny-harness.sqlite3`` (see `Settings.store_path`)."""
+
+
+class LoopConfig(BaseModel, extra="forbid", frozen=True):
+    """Bounds of one task's agent loop."""
+
+    max_model_calls: int = Field(default=100, ge=1)
+    """A task whose model has been called this often without finishing fails, saying so: a
+    model that never stops calling tools cannot run (and bill) forever."""
+
+
+class HeartbeatConfig(BaseModel, extra="forbid", frozen=True):
+    """The `tiny-harness-heartbeat` schedule: whether the server creates it, how often."""
+
+    enabled: bool = True
+    interval: Annotated[Duration, Field(ge=timedelta(seconds=1))] = timedelta(seconds=30)
+    schedule_id: NonEmptyStr = "tiny-harness-heartbeat"
+    """Id of the Temporal schedule; each tick's workflow id starts with it. Harnesses that
+    share a namespace but not a task queue need different ids."""
