@@ -31,7 +31,7 @@ from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.roster import render_roster
 from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.entities import RegistryEntry
-from tiny_harness.harness.models.llm import LLM, LLMRequest
+from tiny_harness.harness.models.llm import LLM, LLMRequest, LLMResponse
 from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
 from tiny_harness.harness.persistence.push_config_store import PushConfigStore
 from tiny_harness.harness.persistence.retention import RetentionConfig
@@ -132,6 +132,27 @@ class RunningHarness:
 
 def script(text: str) -> Script:
     return parse_script(text, source="<test>")
+
+
+class HeldLLM(ScriptedLLM):
+    """The scripted model with one call held until the test releases it: a window in which
+    the task is under way, opened and closed by the test instead of by a delay it hopes is
+    long enough. The worker runs in the test's event loop, so plain events reach it."""
+
+    def __init__(self, script_text: str, *, hold_call: int = 1) -> None:
+        super().__init__(script(script_text), name="test")
+        self.hold_call = hold_call
+        self.calls = 0
+        self.holding = asyncio.Event()
+        """Set once the held call has begun: the task is waiting on its model."""
+        self.release = asyncio.Event()
+
+    async def invoke(self, request: LLMRequest) -> LLMResponse:
+        self.calls += 1
+        if self.calls == self.hold_call:
+            self.holding.set()
+            await self.release.wait()
+        return await super().invoke(request)
 
 
 @asynccontextmanager

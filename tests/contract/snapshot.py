@@ -129,6 +129,20 @@ def api_snapshot() -> JsonObject:
     return normalise(snapshot)
 
 
+def bind_type_checking_names(module: types.ModuleType) -> None:
+    """Run the module's `if TYPE_CHECKING:` imports in it, so the type aliases that name a
+    lazily imported SDK (the MCP client's `StdioServerParameters`) can be read here. The
+    harness imports those SDKs only when it uses them; describing its API may import them."""
+    tree = ast.parse(inspect.getsource(module))
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            imports: list[ast.stmt] = [
+                n for n in node.body if isinstance(n, (ast.Import, ast.ImportFrom))
+            ]
+            code = compile(ast.Module(body=imports, type_ignores=[]), module.__name__, "exec")
+            exec(code, module.__dict__)
+
+
 def public_names(module: types.ModuleType) -> list[str]:
     """The module's `__all__`, or else every public name its own source binds at top level
     (imported names are someone else's API)."""
@@ -157,6 +171,7 @@ def public_names(module: types.ModuleType) -> list[str]:
 def describe(value: object) -> JsonObject:
     """The description of one public name's value."""
     if isinstance(value, typing.TypeAliasType):
+        bind_type_checking_names(sys.modules[str(value.__module__)])
         alias: JsonObject = {"kind": "type alias", "value": format_type(value.__value__)}
         if value.__type_params__:
             alias["type_params"] = [_type_param(p) for p in value.__type_params__]

@@ -25,7 +25,9 @@ from temporalio.service import RPCError
 from tests.support import RunningHarness, collect, running_harness, send_request, states
 from tiny_harness.config import HeartbeatConfig
 from tiny_harness.harness.channels import Channel, ChannelDelivery, channel_ref
+from tiny_harness.harness.channels.extension import ChannelMessageData, channel_part
 from tiny_harness.harness.entities import RegistryEntry
+from tiny_harness.harness.persistence.records import RecordKind
 from tiny_harness.harness.persistence.retention import RetentionConfig
 from tiny_harness.harness.runtime.monitor import ChannelCounts, MonitorSnapshot
 from tiny_harness.service.heartbeat.activities import HeartbeatActivities, PollInput
@@ -329,3 +331,26 @@ async def test_a_polled_delivery_is_admitted_as_an_a2a_message_is_masked_and_sta
     assert get_message_text(reply).startswith("M, and my key is ")
     assert reply.metadata["participant_id"] == "bob@example.com"
     assert key not in history.to_json()
+
+
+async def test_a_polled_post_by_a_non_member_is_refused_and_the_task_still_waits(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    """A delivery goes the way a SendMessage reply goes: a channel post by someone not on
+    the task's channel is refused: counted, not recorded, not sent."""
+    async with running_harness(temporal_client, tmp_path, ASK, heartbeat=UNSCHEDULED) as harness:
+        parked = await park(harness)  # started anonymously: the anonymous participant alone
+        foreign = delivery(parked.id, "M", message_id="mail-1")
+        foreign.message.metadata.update({"participant_id": "mallory"})
+        post = ChannelMessageData(channel_id=parked.id, sender="mallory", text="let me in")
+        foreign.message.parts.append(channel_part(post))
+        await register(harness, QueueChannel("mail", [foreign]))
+
+        refused = await tick(harness)
+        waiting = await current(harness, parked.id)
+        records = await harness.store.records(RecordKind.CHANNEL_MESSAGE, parked.id)
+
+    assert refused.channels == ChannelCounts(polled=1, refused=1)
+    assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    assert user_texts(waiting) == ["shirt"]
+    assert records == ()

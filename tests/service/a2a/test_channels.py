@@ -1,21 +1,16 @@
 """A task's channel at the A2A boundary: a channel message on a new task, to another
 channel or as someone else is invalid params and changes nothing; a non-member gets what a
-missing task gets (`check_membership`); each post is recorded before delivery, without
-its text (`record_channel_messages`)."""
+missing task gets; a member's post is taken. The reply path's own checks and records are
+`tests/service/test_replies.py`'s."""
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import sqlite3
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from a2a.client import ClientCallContext
-from a2a.helpers import new_text_part
-from a2a.types import GetTaskRequest, Message, Role, SendMessageRequest, Task
+from a2a.types import GetTaskRequest, Message, SendMessageRequest, Task
 from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
 from temporalio.client import Client
 
@@ -32,28 +27,18 @@ from tests.support import (
     watchers,
     with_task_envelope,
 )
-from tiny_harness.errors import ChannelMessageError
 from tiny_harness.harness.channels.a2a import A2A_CHANNEL_REF, A2AChannel
 from tiny_harness.harness.channels.extension import (
-    CHANNEL_MEDIA_TYPE,
     ChannelMessageData,
     ChannelMessageKind,
     channel_part,
 )
 from tiny_harness.harness.persistence.records import ChannelMessageRecord, RecordKind
-from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.tasks.extension import (
-    Participant,
     ParticipantRole,
     TaskExtensionData,
-    with_ext,
 )
 from tiny_harness.harness.tasks.participants import participants_of
-from tiny_harness.service.a2a.access import not_found
-from tiny_harness.service.a2a.channels import (
-    check_membership,
-    record_channel_messages,
-)
 
 ALICE = as_participant("alice")
 BOB = as_participant("bob")
@@ -205,136 +190,3 @@ turns:
 
     assert states(events)[-1] == "TASK_STATE_COMPLETED"  # type: ignore[arg-type]
     assert type(registered) is A2AChannel
-
-
-# --- check_membership --------------------------------------------------------------------
-
-
-A2A = A2AChannel()
-
-
-def claimed_task(task_id: str = "t-1", *members: str) -> Task:
-    task = Task(id=task_id, context_id="ctx-1")
-    people = tuple(
-        Participant(id=m, kind="human", role=ParticipantRole.ADMIN, display_name=m) for m in members
-    )
-    with_ext(task, TaskExtensionData(participants=people))
-    return task
-
-
-def test_the_channel_members_are_the_tasks_participants_or_else_the_anonymous_one() -> None:
-    assert A2A.members(claimed_task("t-1", "alice", "bob")) == {"alice", "bob"}
-    assert A2A.members(Task(id="t-1")) == {""}
-
-
-def test_a_member_may_post_and_a_message_without_channel_parts_is_not_checked() -> None:
-    task = claimed_task("t-1", "alice", "bob")
-
-    check_membership(A2A, posting("t-1", sender="bob"), task, "bob")
-    check_membership(A2A, user_message("hi", task_id="t-1"), task, "mallory")
-
-
-@pytest.mark.parametrize(
-    ("task", "message", "participant"),
-    [
-        (claimed_task("t-1", "alice"), posting("t-1", sender="bob"), "bob"),
-        (Task(id="t-1"), posting("t-1", sender="bob"), "bob"),
-        (claimed_task("t-1", "alice"), posting("t-1", channel_id="t-2"), "alice"),
-        (claimed_task("t-1", "alice", "bob"), posting("t-1", sender="bob"), "alice"),
-    ],
-    ids=["non-member", "unclaimed-task", "other-channel", "sender-not-caller"],
-)
-def test_a_refused_post_gets_the_text_of_a_missing_task_and_is_logged(
-    task: Task, message: Message, participant: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    with caplog.at_level(logging.WARNING), pytest.raises(TaskNotFoundError) as refused:
-        check_membership(A2A, message, task, participant)
-
-    assert str(refused.value) == str(not_found(task.id))
-    assert refused.value.message == not_found(task.id).message
-    (denial,) = [r.getMessage() for r in caplog.records if "access denied" in r.getMessage()]
-    assert task.id in denial
-
-
-def test_membership_of_an_invalid_channel_part_raises_channel_message_error() -> None:
-    message = posting("t-1")
-    message.parts[-1].data.struct_value["text"] = 3
-
-    with pytest.raises(ChannelMessageError):
-        check_membership(A2A, message, claimed_task("t-1", "alice"), "alice")
-
-
-# --- record_channel_messages -------------------------------------------------------------
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
-    opened = SqliteStore(tmp_path / "tasks.db")
-    yield opened
-    await opened.close()
-
-
-async def test_each_channel_part_is_recorded_without_its_text(store: SqliteStore) -> None:
-    message = posting("t-1", text=SECRET_TEXT, kind="help_request")
-    reply = ChannelMessageData(channel_id="t-1", sender="alice", text="", kind="help_reply")
-    message.parts.append(channel_part(reply))
-
-    written = await record_channel_messages(store, message, "t-1", AT)
-    stored = await store.records(RecordKind.CHANNEL_MESSAGE, "t-1")
-    with sqlite3.connect(store.path) as peek:
-        documents = [row[0] for row in peek.execute("SELECT json FROM channel_messages")]
-    peek.close()
-
-    assert stored == written
-    assert written == (
-        ChannelMessageRecord(
-            id=f"{message.message_id}/0",
-            task_id="t-1",
-            channel_id="t-1",
-            sender="alice",
-            message_kind="help_request",
-            text_chars=len(SECRET_TEXT),
-            text_sha256=hashlib.sha256(SECRET_TEXT.encode()).hexdigest(),
-            recorded_at=AT,
-        ),
-        ChannelMessageRecord(
-            id=f"{message.message_id}/1",
-            task_id="t-1",
-            channel_id="t-1",
-            sender="alice",
-            message_kind="help_reply",
-            text_chars=0,
-            text_sha256=hashlib.sha256(b"").hexdigest(),
-            recorded_at=AT,
-        ),
-    )
-    assert len(documents) == 2
-    assert all(SECRET_TEXT not in document for document in documents)
-
-
-async def test_a_message_without_channel_parts_records_nothing(store: SqliteStore) -> None:
-    message = Message(message_id="m-1", role=Role.ROLE_USER, parts=[new_text_part("hi")])
-
-    assert await record_channel_messages(store, message, "t-1", AT) == ()
-    assert await store.records(RecordKind.CHANNEL_MESSAGE, "t-1") == ()
-
-
-async def test_the_same_message_recorded_twice_is_kept_once(store: SqliteStore) -> None:
-    message = posting("t-1")
-
-    await record_channel_messages(store, message, "t-1", AT)
-    await record_channel_messages(store, message, "t-1", AT)
-
-    assert len(await store.records(RecordKind.CHANNEL_MESSAGE, "t-1")) == 1
-
-
-async def test_an_invalid_channel_part_records_nothing(store: SqliteStore) -> None:
-    message = posting("t-1")
-    message.parts.insert(0, channel_part(ChannelMessageData(channel_id="t-1", sender="a", text="")))
-    message.parts[-1].media_type = CHANNEL_MEDIA_TYPE
-    message.parts[-1].data.struct_value["extra"] = 1
-
-    with pytest.raises(ChannelMessageError):
-        await record_channel_messages(store, message, "t-1", AT)
-
-    assert await store.records(RecordKind.CHANNEL_MESSAGE, "t-1") == ()

@@ -10,7 +10,7 @@ from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import GetTaskRequest, ListTasksRequest, SubscribeToTaskRequest, TaskState
 from temporalio.client import Client
 
-from tests.support import BINDINGS, collect, running_harness, send_request, states
+from tests.support import BINDINGS, HeldLLM, collect, running_harness, send_request, states
 
 PLAN_THEN_ANSWER = """
 turns:
@@ -118,16 +118,19 @@ async def test_non_streaming_send_waits_for_the_final_task(
 async def test_return_immediately_answers_before_the_work_is_done(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    slow = "turns:\n  - text: slow answer\n    delay_seconds: 1.0\n"
-    async with running_harness(temporal_client, tmp_path, slow) as harness:
+    llm = HeldLLM("turns:\n  - text: slow answer\n")
+    async with running_harness(temporal_client, tmp_path, "", llm=llm) as harness:
         client = await harness.client(streaming=False)
         request = send_request("question")
         request.configuration.return_immediately = True
         results = await collect(client.send_message(request))
         task = results[0].task
-        assert task.status.state == TaskState.TASK_STATE_SUBMITTED
         streaming = await harness.client()
-        followed = await collect(streaming.subscribe(SubscribeToTaskRequest(id=task.id)))
+        stream = streaming.subscribe(SubscribeToTaskRequest(id=task.id))
+        opened = await anext(stream)  # while the model call is still held
+        llm.release.set()
+        followed = [opened, *[event async for event in stream]]
+    assert task.status.state == TaskState.TASK_STATE_SUBMITTED
     # The stream opens with the task as it stands (still under way), then follows it.
     assert followed[0].WhichOneof("payload") == "task"
     assert states(followed)[0] in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING")

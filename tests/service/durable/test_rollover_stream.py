@@ -18,14 +18,13 @@ from a2a.helpers import get_message_text
 from a2a.types import StreamResponse, SubscribeToTaskRequest
 from temporalio.client import Client
 
-from tests.support import BINDINGS, collect, running_harness, send_request, states
+from tests.support import BINDINGS, HeldLLM, collect, running_harness, send_request, states
 
 STEPS = 12
 SCRIPT = (
     "turns:\n"
     '  - tool_calls: [{name: ask_participant, arguments: {question: "Ready?"}}]\n'
-    "  - text: Planning.\n"
-    "    delay_seconds: 1.5\n"  # time for the subscriber to attach before the rollover
+    "  - text: Planning.\n"  # held until the subscriber is attached (before the rollover)
     "    tool_calls:\n"
     "      - name: create_plan\n"
     "        arguments: {steps: ["
@@ -65,15 +64,17 @@ async def stream_reply(
 
 
 async def subscribe_and_note_run(
-    client: A2AClient, temporal: Client, task_id: str
+    client: A2AClient, temporal: Client, task_id: str, attached: asyncio.Event
 ) -> tuple[str, list[StreamResponse]]:
-    """Follow the task to its end; also the id of the run current when the stream opened."""
+    """Follow the task to its end; also the id of the run current when the stream opened.
+    `attached` is set once the stream has opened and that run is noted."""
     handle = temporal.get_workflow_handle(task_id)
     events: list[StreamResponse] = []
     run_at_open = ""
     async for event in client.subscribe(SubscribeToTaskRequest(id=task_id)):
         if not events:
             run_at_open = (await handle.describe()).run_id or ""
+            attached.set()
         events.append(event)
     return run_at_open, events
 
@@ -82,8 +83,9 @@ async def subscribe_and_note_run(
 async def test_readers_streaming_across_continue_as_new_see_every_event_once(
     temporal_client: Client, tmp_path: Path, binding: str
 ) -> None:
+    llm = HeldLLM(SCRIPT, hold_call=2)  # the turn after the reply
     async with running_harness(
-        temporal_client, tmp_path, SCRIPT, history_event_bound=100
+        temporal_client, tmp_path, "", llm=llm, history_event_bound=100
     ) as harness:
         client = await harness.client(binding)
         first = await collect(client.send_message(send_request("go")))
@@ -97,9 +99,13 @@ async def test_readers_streaming_across_continue_as_new_see_every_event_once(
         # Subscribing before the reply is taken would replay up to INPUT_REQUIRED and end.
         await asyncio.wait_for(taken.wait(), 30)
         follower = await harness.client(binding)
-        run_at_open, followed = await asyncio.wait_for(
-            subscribe_and_note_run(follower, temporal_client, task_id), 60
+        attached = asyncio.Event()
+        following = asyncio.create_task(
+            subscribe_and_note_run(follower, temporal_client, task_id, attached)
         )
+        await asyncio.wait_for(attached.wait(), 30)
+        llm.release.set()
+        run_at_open, followed = await asyncio.wait_for(following, 60)
         replied = await asyncio.wait_for(reply, 60)
         await asyncio.wait_for(handle.result(), 30)  # the whole log is stored on closing
         last_run = (await handle.describe()).run_id

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from a2a.client import Client as A2AClient
 from a2a.helpers import get_message_text
 from a2a.types import (
     CancelTaskRequest,
@@ -16,6 +17,7 @@ from a2a.types import (
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from tests.support import (
+    HeldLLM,
     RunningHarness,
     collect,
     first_event,
@@ -137,15 +139,25 @@ async def test_log_replays_whole_across_continue_as_new(
 async def test_more_readers_than_parked_watches_all_see_the_end(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    slow = "turns:\n  - text: finally\n    delay_seconds: 4\n"
-    async with running_harness(temporal_client, tmp_path, slow) as harness:
-        clients = [await harness.client() for _ in range(MAX_PARKED + 4)]
+    llm = HeldLLM("turns:\n  - text: finally\n")
+    readers = MAX_PARKED + 4
+    async with running_harness(temporal_client, tmp_path, "", llm=llm) as harness:
+        clients = [await harness.client() for _ in range(readers)]
         events = await _first_events(clients[0], send_request("wait"), "TASK_STATE_WORKING")
         task_id = events[0].task.id
-        replays = await asyncio.gather(
-            *(collect(c.subscribe(SubscribeToTaskRequest(id=task_id))) for c in clients)
-        )
-    assert all(states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"] for replay in replays)
+        attached = asyncio.Barrier(readers + 1)
+
+        async def read_to_the_end(client: A2AClient) -> list[StreamResponse]:
+            stream = client.subscribe(SubscribeToTaskRequest(id=task_id))
+            seen = [await anext(stream)]
+            await attached.wait()  # every reader is on the stream before the model answers
+            return seen + [event async for event in stream]
+
+        replays = asyncio.gather(*(read_to_the_end(c) for c in clients))
+        await attached.wait()
+        llm.release.set()
+        done = await replays
+    assert all(states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"] for replay in done)
 
 
 async def test_a_model_that_never_finishes_is_stopped_at_the_call_limit(

@@ -10,13 +10,13 @@ it: `registry.add(..., override=True)` with a subclass) whether a post may go to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
-from a2a.types import Message, Task
+from a2a.types import Task
 
-from tiny_harness.errors import ChannelMembershipError
 from tiny_harness.harness.channels.channel import Channel, channel_ref
-from tiny_harness.harness.channels.extension import channel_messages_in, require_member
+from tiny_harness.harness.channels.extension import ChannelMessageData, require_member
 from tiny_harness.harness.entities import EntityRef
 from tiny_harness.harness.tasks.participants import members_of
 
@@ -34,14 +34,10 @@ class A2AChannel(Channel):
         """The members of the task's channel: whoever takes part in the task."""
         return members_of(task)
 
-    def check_posts(self, message: Message, task: Task, sender: str) -> None:
-        """Refuse (`ChannelMembershipError`) a message to `task` holding a post to another
-        channel, in another's name, or by someone not a member. Raises
-        `ChannelMessageError` for channel parts that do not validate."""
+    def check_posts(self, posts: Sequence[ChannelMessageData], task: Task) -> None:
+        """Refuse (`ChannelMembershipError`) posts to `task`'s channel by someone not a
+        member. Admission has already made sure each post names this channel and its
+        sender; a subclass may refuse more."""
         members = self.members(task)
-        for post in channel_messages_in(message):
-            if post.channel_id != task.id:
-                raise ChannelMembershipError(f"a post to task {task.id} names another channel")
-            if post.sender != sender:
-                raise ChannelMembershipError("a post must name its sender as its sender")
+        for post in posts:
             require_member(post, members)

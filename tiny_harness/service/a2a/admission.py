@@ -12,7 +12,7 @@ touched:
 
 The admitted message carries the asserted participant in its metadata, so the workflow
 knows who started a task (its admin). Whether a channel message's sender is a member of
-the channel needs the task, so the handler checks it (`channels.check_membership`).
+the channel needs the task, so the reply path checks it (`replies.check_reply`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from a2a.server.context import ServerCallContext
-from a2a.types import AgentCard, Message, SendMessageRequest, TaskPushNotificationConfig
+from a2a.types import AgentCard, SendMessageRequest, TaskPushNotificationConfig
 from a2a.utils.errors import (
     InvalidParamsError,
     PushNotificationNotSupportedError,
@@ -31,20 +31,17 @@ from a2a.utils.task import validate_history_length
 
 from tiny_harness.errors import InvalidMessageError
 from tiny_harness.harness.security import Redactor
-from tiny_harness.harness.tasks.extension import TaskExtensionData, envelopes_in
 from tiny_harness.service.a2a.access import asserted_participant
-from tiny_harness.service.admission import admit_message
+from tiny_harness.service.admission import AdmittedMessage, admit_message
 
 
 @dataclass(frozen=True)
-class Admitted:
-    """A message that may go to a task: who sent it, the push config riding on it, and how
-    many credential-shaped values were masked in it."""
+class AdmittedRequest:
+    """A SendMessage that may go to a task: its message as admitted, and the push config
+    riding on it."""
 
-    message: Message
-    participant: str
+    admitted: AdmittedMessage
     push: TaskPushNotificationConfig | None
-    masked: int
 
 
 def admit(
@@ -54,22 +51,22 @@ def admit(
     card: AgentCard,
     redactor: Redactor,
     push_offered: bool,
-) -> Admitted:
-    """Check `params` (see the module docstring); its message, masked and stamped."""
+) -> AdmittedRequest:
+    """Check `params` (see the module docstring); its message, masked, stamped and read."""
     validate_proto_required_fields(params)
     validate_history_length(params.configuration)
     check_extensions(context, card)
     message = params.message
     participant = asserted_participant(context, message)
     try:
-        masked = admit_message(message, participant, redactor)
+        admitted = admit_message(message, participant, redactor)
     except InvalidMessageError as error:
         raise InvalidParamsError(message=error.message) from error
     wants_push = params.configuration.HasField("task_push_notification_config")
     if wants_push and not push_offered:
         raise PushNotificationNotSupportedError
     push = params.configuration.task_push_notification_config if wants_push else None
-    return Admitted(message, participant, push, masked)
+    return AdmittedRequest(admitted, push)
 
 
 def check_extensions(context: ServerCallContext, card: AgentCard) -> None:
@@ -80,11 +77,3 @@ def check_extensions(context: ServerCallContext, card: AgentCard) -> None:
         raise UnsupportedOperationError(
             message=f"extension not supported by this agent: {', '.join(unknown)}"
         )
-
-
-def sets_participants(message: Message) -> bool:
-    """Whether a task envelope in the message sets the task's participants (or roles)."""
-    return any(
-        isinstance(e.payload, TaskExtensionData) and "participants" in e.payload.model_fields_set
-        for e in envelopes_in(message)
-    )

@@ -57,14 +57,15 @@ from a2a.utils.proto_utils import validate_proto_required_fields
 from a2a.utils.task import apply_history_length, validate_history_length
 
 from tiny_harness.errors import (
+    ChannelMembershipError,
     FinalTaskError,
+    RoleChangeError,
     TaskRefusedError,
     UnknownTaskError,
 )
 from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.persistence.store import TaskQuery
 from tiny_harness.harness.security import Redactor
-from tiny_harness.harness.tasks.participants import is_admin
 from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.service.a2a.access import (
     asserted_participant,
@@ -73,16 +74,20 @@ from tiny_harness.service.a2a.access import (
     not_found,
     owner_of,
 )
-from tiny_harness.service.a2a.admission import admit, sets_participants
+from tiny_harness.service.a2a.admission import admit
 from tiny_harness.service.a2a.bridge import follow, logged_events
-from tiny_harness.service.a2a.channels import check_membership, record_channel_messages
 from tiny_harness.service.a2a.listing import list_tasks
 from tiny_harness.service.a2a.push_config_requests import PushConfigOperations
-from tiny_harness.service.durable.client.gateway import TaskGateway, check_reply
+from tiny_harness.service.admission import AdmittedMessage
+from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.durable.payloads import InboxReceipt, TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
+from tiny_harness.service.replies import check_reply, send_reply
 
 logger = logging.getLogger(__name__)
+
+CHANNEL_OPERATION = "post to the channel of"
+"""How a refused post is named in the denial log line."""
 
 
 class HarnessRequestHandler(RequestHandler):
@@ -135,17 +140,18 @@ class HarnessRequestHandler(RequestHandler):
             yield _payload(event)
 
     async def _accept(self, params: SendMessageRequest, context: ServerCallContext) -> InboxReceipt:
-        admitted = admit(
+        request = admit(
             params,
             context,
             card=self._card,
             redactor=self._redactor,
             push_offered=self._push.offered,
         )
-        message, participant, push = admitted.message, admitted.participant, admitted.push
+        admitted, push = request.admitted, request.push
+        message, participant = admitted.message, admitted.participant
         try:
             if message.task_id:
-                receipt = await self._reply(message, push, participant)
+                receipt = await self._reply(admitted, push)
             else:
                 receipt = await self._start(message, push, participant)
         except TaskRefusedError as error:
@@ -188,26 +194,21 @@ class HarnessRequestHandler(RequestHandler):
             raise InvalidParamsError(message=f"context {context_id} cannot be used")
 
     async def _reply(
-        self, message: Message, push: TaskPushNotificationConfig | None, participant: str
+        self, admitted: AdmittedMessage, push: TaskPushNotificationConfig | None
     ) -> InboxReceipt:
-        snap = await self._visible_to(message.task_id, participant, "message")
-        # Before anything tells of the task.
-        check_membership(self._channel, message, snap.task, participant)
-        check_reply(snap.task, message)
-        if sets_participants(message) and not is_admin(participant, snap.task):
-            logger.warning(
-                "access denied: participant %r may not change the participants of task %s",
-                participant,
-                message.task_id,
-            )
-            raise InvalidParamsError(message="only an admin of the task may change participants")
+        """The one reply path (`replies.py`), behind the access policy; a post by someone
+        not on the channel gets the answer a missing task gets (abuse case 4)."""
+        task_id, participant = admitted.message.task_id, admitted.participant
+        snap = await self._visible_to(task_id, participant, "message")
+        try:
+            check_reply(self._channel, admitted, snap.task)
+        except ChannelMembershipError as error:
+            raise deny(CHANNEL_OPERATION, participant, task_id) from error
+        except RoleChangeError as error:
+            raise InvalidParamsError(message=error.message) from error
         if push is not None:
-            await self._push.register(push, message.task_id, cursor=snap.version, final=False)
-        # Kept before the workflow has the message: a channel post is never lost unrecorded.
-        await record_channel_messages(
-            self._gateway.store, message, message.task_id, datetime.now(UTC)
-        )
-        return await self._gateway.send(message.task_id, message)
+            await self._push.register(push, task_id, cursor=snap.version, final=False)
+        return await send_reply(self._gateway, admitted, datetime.now(UTC))
 
     # ---- tasks -------------------------------------------------------------------------
 

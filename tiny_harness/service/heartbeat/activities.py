@@ -2,8 +2,8 @@
 
     poll_channels     every pull channel's `poll()` -> each delivery admitted as every
                       message is (`admit_message`: masked, checked, its participant
-                      stamped) and sent to its task as a reply (`TaskGateway.send`)
-                      -> ChannelCounts
+                      stamped) and given to its task as every reply is (`replies.py`:
+                      checked against the task, its posts recorded, sent) -> ChannelCounts
     monitor_snapshot  visibility (running TaskWorkflows of the task queue) -> MonitorSnapshot,
                       through the heartbeat.tick.pre hooks
     retention_sweep   store rows past their time-to-live -> how many went, by kind
@@ -21,7 +21,8 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from a2a.types import Message, Role
@@ -30,8 +31,15 @@ from temporalio import activity
 from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 
-from tiny_harness.errors import InvalidMessageError, TaskRefusedError, UnknownTaskError
+from tiny_harness.errors import (
+    ChannelMembershipError,
+    InvalidMessageError,
+    RoleChangeError,
+    TaskRefusedError,
+    UnknownTaskError,
+)
 from tiny_harness.harness.channels import Channel, ChannelDelivery
+from tiny_harness.harness.channels.a2a import A2A_CHANNEL_REF, A2AChannel
 from tiny_harness.harness.hooks import HeartbeatTickPre, HookAbort, HookPoint, Operation, Phase
 from tiny_harness.harness.persistence.retention import RetentionConfig, sweep
 from tiny_harness.harness.runtime.harness import Harness
@@ -40,8 +48,9 @@ from tiny_harness.harness.security import Redactor
 from tiny_harness.harness.tasks.extension import sender_of
 from tiny_harness.service.admission import admit_message, participant_id
 from tiny_harness.service.durable.activities.task import HOOK_ABORT_ERROR
-from tiny_harness.service.durable.client.gateway import TaskGateway, check_reply
+from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.durable.workflows.task import TaskWorkflow
+from tiny_harness.service.replies import check_reply, send_reply
 
 logger = logging.getLogger(__name__)
 
@@ -158,7 +167,9 @@ class HeartbeatActivities:
         gateway = TaskGateway(
             self._client, task_queue=self._task_queue, store=await self._harness.store()
         )
-        outcomes = await asyncio.gather(*(_poll(c, gateway, self._redactor, data) for c in pulled))
+        channel = await self._harness.registry.get(A2A_CHANNEL_REF, A2AChannel)
+        replies = _Replies(gateway, self._redactor, channel)
+        outcomes = await asyncio.gather(*(_poll(c, replies, data) for c in pulled))
         flat = [outcome for outcomes_of_one in outcomes for outcome in outcomes_of_one]
         counts = ChannelCounts(
             polled=len(pulled),
@@ -181,9 +192,17 @@ class HeartbeatActivities:
         return [self.poll_channels, self.monitor_snapshot, self.retention_sweep]
 
 
-async def _poll(
-    channel: Channel, gateway: TaskGateway, redactor: Redactor, data: PollInput
-) -> list[_Outcome]:
+@dataclass(frozen=True)
+class _Replies:
+    """What a delivery needs to reach its task as a reply: the gateway, the ingress
+    Redactor, and the tasks' A2A channel (which says who may post to a task)."""
+
+    gateway: TaskGateway
+    redactor: Redactor
+    channel: A2AChannel
+
+
+async def _poll(channel: Channel, replies: _Replies, data: PollInput) -> list[_Outcome]:
     """One channel's deliveries, sent in the order it gave them; ["failed"] if it raised."""
     try:
         async with asyncio.timeout(data.poll_timeout.total_seconds()):
@@ -191,27 +210,26 @@ async def _poll(
     except Exception:  # a channel is foreign code: whatever it raises skips it, logged
         logger.exception("channel %s: poll failed; skipped until the next tick", channel.name)
         return ["failed"]
-    return [await _deliver(channel.name, gateway, redactor, d, data) for d in deliveries]
+    return [await _deliver(channel.name, replies, d, data) for d in deliveries]
 
 
 async def _deliver(
-    channel: str,
-    gateway: TaskGateway,
-    redactor: Redactor,
-    delivery: ChannelDelivery,
-    data: PollInput,
+    channel: str, replies: _Replies, delivery: ChannelDelivery, data: PollInput
 ) -> _Outcome:
-    """Admit one delivery and send it as a client's reply is sent; refusals are logged by
-    code only."""
+    """Admit one delivery and give it to its task as a client's reply is given; refusals
+    are logged by code only."""
     task_id = delivery.task_id
     try:
         async with asyncio.timeout(data.send_timeout.total_seconds()):
             message = _reply_message(delivery)
-            admit_message(message, participant_id(sender_of(message)), redactor)
-            if message.context_id:
-                await _check_context(gateway, task_id, message)
-            await gateway.send(task_id, message)
-    except TaskRefusedError as error:
+            sender = participant_id(sender_of(message))
+            admitted = admit_message(message, sender, replies.redactor)
+            snapshot = await replies.gateway.snapshot(task_id)
+            if snapshot is None:
+                raise UnknownTaskError(f"no task {task_id}")
+            check_reply(replies.channel, admitted, snapshot.task)
+            await send_reply(replies.gateway, admitted, datetime.now(UTC))
+    except (TaskRefusedError, ChannelMembershipError, RoleChangeError) as error:
         # Never the message or its text: a refusal is logged by what was refused and why.
         logger.warning("channel %s: task %s refused a delivery (%s)", channel, task_id, error.code)
         return "refused"
@@ -234,11 +252,3 @@ def _reply_message(delivery: ChannelDelivery) -> Message:
     if not message.message_id:
         message.message_id = str(uuid.uuid4())
     return message
-
-
-async def _check_context(gateway: TaskGateway, task_id: str, message: Message) -> None:
-    """A reply naming a context must name its task's, as the A2A reply path requires."""
-    snapshot = await gateway.snapshot(task_id)
-    if snapshot is None:
-        raise UnknownTaskError(f"no task {task_id}")
-    check_reply(snapshot.task, message)

@@ -15,7 +15,7 @@ import asyncio
 import logging
 from datetime import timedelta
 
-from a2a.types import Message, Task
+from a2a.types import Message
 from temporalio.client import (
     Client,
     WithStartWorkflowOperation,
@@ -180,15 +180,6 @@ class TaskGateway:
 
     def _handle(self, task_id: str) -> WorkflowHandle[TaskWorkflow, TaskSnapshot]:
         return self._client.get_workflow_handle_for(TaskWorkflow.run, task_id)
-
-
-def check_reply(task: Task, message: Message) -> None:
-    """Refuse, before it is sent, a reply `task` cannot take: `FinalTaskError` when the task
-    is final, `InvalidMessageError` when the message names a context not the task's."""
-    if task.status.state in FINAL:
-        raise FinalTaskError(f"task {task.id} is final and takes no more messages")
-    if message.context_id and message.context_id != task.context_id:
-        raise InvalidMessageError(f"context {message.context_id} does not match the task's context")
 
 
 def _refusal(task_id: str, error: WorkflowUpdateFailedError) -> Exception:
