@@ -77,7 +77,7 @@ from tiny_harness.service.a2a.access import (
 from tiny_harness.service.a2a.admission import admit
 from tiny_harness.service.a2a.bridge import follow, logged_events
 from tiny_harness.service.a2a.listing import list_tasks
-from tiny_harness.service.a2a.push_config_requests import PushConfigOperations
+from tiny_harness.service.a2a.push_config_requests import PushConfigRequests
 from tiny_harness.service.admission import AdmittedMessage
 from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.durable.payloads import InboxReceipt, TaskSnapshot
@@ -107,7 +107,7 @@ class HarnessRequestHandler(RequestHandler):
         the default `A2AChannel`)."""
         self._gateway = gateway
         self._card = card
-        self._push = PushConfigOperations(push)
+        self._push = PushConfigRequests(push)
         self._redactor = redactor or Redactor()
         self._channel = channel or A2AChannel()
 

@@ -1,9 +1,10 @@
-"""`PushConfigOperations`: the four push-config operations of the A2A handler.
+"""`PushConfigRequests`: the A2A side of the four push-config requests a client sends.
 
-The handler has already found the task and checked that the caller takes part in it; this
-module binds the config to that task, maps the outbound push errors to the A2A ones, and
-answers reads without secrets (the registrations' store never returns them). A server
-without outbound push answers every one of them PushNotificationNotSupported.
+The A2A request handler has already found the task and checked that the caller takes part
+in it. This module binds each config to that task, answers reads without secrets (the
+store never returns them), and turns our push errors into the A2A errors the
+specification names; what a config does once registered is `PushRegistrations`'s. A
+server without outbound push answers every request PushNotificationNotSupported.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from tiny_harness.service.durable.payloads import TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
 
 
-class PushConfigOperations:
+class PushConfigRequests:
     """Push configs over `registrations` (None: the server does not offer push)."""
 
     def __init__(self, registrations: PushRegistrations | None) -> None:

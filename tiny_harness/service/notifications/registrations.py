@@ -1,4 +1,4 @@
-"""`PushRegistrations`: the four push-config operations, behind the A2A request handler.
+"""`PushRegistrations`: what registering a push config does, behind the A2A requests.
 
     create  guard the URL (resolved now) ─► store (token, credentials sealed) ─► courier
     get     the stored config, secrets left out (the scheme is shown, not the credentials)
