@@ -17,6 +17,7 @@ from tiny_harness.config import (
     env_var_name,
     load_settings,
 )
+from tiny_harness.config.o11y import otlp_headers
 from tiny_harness.errors import ConfigError
 
 SECRET_VALUE = "sk-do-not-print-me-4242"
@@ -647,3 +648,28 @@ def test_push_key_in_an_override_is_refused_without_echoing_it() -> None:
 
     assert caught.value.variable == "push_key"
     assert PUSH_KEY_TEXT not in str(caught.value)
+
+
+def test_otlp_headers_come_from_the_environment_as_name_value_pairs() -> None:
+    settings = load_settings(
+        environ={
+            "TINY_HARNESS_O11Y__OTLP_ENDPOINT": "http://127.0.0.1:4318",
+            "TINY_HARNESS_O11Y__OTLP_HEADERS": "Authorization=Basic cGs6c2s=, x-team = core",
+        }
+    )
+
+    assert str(settings.o11y.otlp_endpoint) == "http://127.0.0.1:4318/"
+    assert otlp_headers(settings.o11y.otlp_headers) == {
+        "Authorization": "Basic cGs6c2s=",
+        "x-team": "core",
+    }
+    assert "cGs6c2s" not in repr(settings)
+
+
+def test_a_malformed_otlp_header_names_the_variable_and_not_the_value() -> None:
+    with pytest.raises(ConfigError) as refused:
+        load_settings(environ={"TINY_HARNESS_O11Y__OTLP_HEADERS": "Authorization Basic s3cr3t"})
+
+    assert refused.value.variable == "TINY_HARNESS_O11Y__OTLP_HEADERS"
+    assert "pair 1 is not name=value" in refused.value.message
+    assert "s3cr3t" not in str(refused.value)

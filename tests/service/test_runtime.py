@@ -364,7 +364,8 @@ async def main() -> None:
     harness, _ = await build_harness(llm=chosen.llm, store=store, plugins=(), data_dir=data)
     await harness.close()
     await store.close()
-    print(",".join(m for m in ("anthropic", "openai", "mcp") if m in sys.modules))
+    heavy = ("anthropic", "openai", "mcp", "opentelemetry.sdk", "opentelemetry.exporter")
+    print(",".join(m for m in heavy if m in sys.modules))
 
 asyncio.run(main())
 """
@@ -382,8 +383,8 @@ def _sdks_loaded(*environ: str) -> str:
 
 
 def test_a_server_on_the_scripted_model_imports_no_provider_sdk_and_no_mcp_client() -> None:
-    """Each of these takes most of a second to import: a harness that configures no
-    provider and no MCP server starts without them."""
+    """Each of these takes a while to import: a harness that configures no provider, no
+    MCP server and no OTLP endpoint starts without them (and without the OTel SDK)."""
     assert _sdks_loaded() == ""
 
 

@@ -33,6 +33,7 @@ from tiny_harness.config.keys import (
     env_var_name,
 )
 from tiny_harness.config.loading import load_settings
+from tiny_harness.config.o11y import O11yConfig
 from tiny_harness.config.push import PushSettings
 from tiny_harness.config.sections import (
     HeartbeatConfig,
@@ -53,6 +54,7 @@ __all__ = [
     "HeartbeatConfig",
     "LoopConfig",
     "ModelConfig",
+    "O11yConfig",
     "PushSettings",
     "RemoteAgentSpec",
     "ServerConfig",

@@ -12,7 +12,9 @@ ENV_PREFIX: Final[str] = "TINY_HARNESS_"
 ENV_NESTED_DELIMITER: Final[str] = "__"
 """Separates the section from the field in an environment variable name."""
 
-SECRET_FIELDS: Final[frozenset[str]] = frozenset({"temporal.api_key", "model.api_key", "push_key"})
+SECRET_FIELDS: Final[frozenset[str]] = frozenset(
+    {"temporal.api_key", "model.api_key", "push_key", "o11y.otlp_headers"}
+)
 """Dotted keys that may only be set through the environment, never in the config file."""
 
 STORE_FILENAME: Final[str] = "tiny-harness.sqlite3"

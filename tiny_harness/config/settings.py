@@ -11,6 +11,7 @@ from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tiny_harness.config.keys import ENV_NESTED_DELIMITER, ENV_PREFIX, STORE_FILENAME
+from tiny_harness.config.o11y import O11yConfig
 from tiny_harness.config.push import PushSettings
 from tiny_harness.config.sections import (
     HeartbeatConfig,
@@ -67,6 +68,8 @@ class Settings(BaseSettings):
     `[[agents]]` table each; in the environment, `TINY_HARNESS_AGENTS` holds a JSON array of
     the same objects (`[{"id": "search", "url": "http://127.0.0.1:9000"}]`)."""
     push: PushSettings = PushSettings()
+    o11y: O11yConfig = O11yConfig()
+    """Tracing: where spans are exported (`docs/observability.md`)."""
     push_key: SecretStr | None = None
     """The 32-byte key (standard or urlsafe base64) sealing our clients' push-config tokens.
     Secret: environment only (``TINY_HARNESS_PUSH_KEY``). None: generated into the data

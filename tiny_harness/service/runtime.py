@@ -14,8 +14,11 @@ import asyncio
 import logging
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
+from starlette.types import ASGIApp
+from temporalio.client import Interceptor
 
 from tiny_harness.config import Settings
 from tiny_harness.errors import ConfigError
@@ -44,11 +47,37 @@ from tiny_harness.service.local_cards import LOCAL_CARDS
 from tiny_harness.service.notifications.outbound import Outbound, open_outbound
 from tiny_harness.service.web_ui import CHECKOUT_BUILD, UI_PATH, WebUi
 
+if TYPE_CHECKING:  # its SDK is imported only when tracing is on
+    from tiny_harness.service.o11y.tracing import Tracing
+
 logger = logging.getLogger("tiny_harness")
 
 
-async def _temporal(settings: Settings, stack: AsyncExitStack) -> TemporalConnection:
-    connection = await connect(settings.temporal, settings.data_dir, stack)
+def _tracing(settings: Settings, stack: AsyncExitStack) -> Tracing | None:
+    """The process's tracing, when an OTLP endpoint is configured; flushed when `stack`
+    closes, after everything that makes spans has stopped. Its SDK loads only then."""
+    if settings.o11y.otlp_endpoint is None:
+        return None
+    from tiny_harness.service.o11y.tracing import open_tracing
+
+    tracing = open_tracing(settings.o11y)
+    if tracing is not None:
+        stack.callback(tracing.shutdown)
+    return tracing
+
+
+async def _temporal(
+    settings: Settings, stack: AsyncExitStack, tracing: Tracing | None = None
+) -> TemporalConnection:
+    interceptors: list[Interceptor] = []
+    if tracing is not None:
+        from temporalio.contrib.opentelemetry import TracingInterceptor
+
+        # On the client only: a worker built on it takes its interceptors (NOTES N9).
+        interceptors.append(TracingInterceptor(tracing.tracer))
+    connection = await connect(
+        settings.temporal, settings.data_dir, stack, interceptors=interceptors
+    )
     kind = "embedded dev server" if connection.embedded else "cluster"
     logger.info(
         "temporal: %s at %s, namespace %s",
@@ -74,10 +103,11 @@ async def run_worker(settings: Settings) -> None:
         )
     chosen = choose_model(settings.model)
     async with AsyncExitStack() as stack:
-        connection = await _temporal(settings, stack)
+        tracing = _tracing(settings, stack)
+        connection = await _temporal(settings, stack, tracing)
         store = SqliteStore(settings.store_path)
         stack.push_async_callback(store.close)
-        harness = await _harness(settings, chosen, store, stack)
+        harness = await _harness(settings, chosen, store, stack, tracing)
         card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)
         await register_agents(harness, settings, card, stack)
         gateway = _gateway(settings, connection, store)
@@ -95,7 +125,11 @@ async def run_worker(settings: Settings) -> None:
 
 
 async def _harness(
-    settings: Settings, chosen: ChosenModel, store: Store, stack: AsyncExitStack
+    settings: Settings,
+    chosen: ChosenModel,
+    store: Store,
+    stack: AsyncExitStack,
+    tracing: Tracing | None = None,
 ) -> Harness:
     """The worker's `Harness`, with every plugin installed."""
     logger.info("model: %s", chosen.description)
@@ -108,6 +142,17 @@ async def _harness(
     for refused in installation.refused:
         logger.error("plugin refused: %s", refused.message)
     logger.info("plugins: %s", ", ".join(r.plugin for r in installation.reports))
+    if tracing is not None:
+        from tiny_harness.service.o11y.spans import SpanHooks
+
+        harness.hooks.register(
+            SpanHooks(
+                tracing.tracer,
+                chosen.llm.info,
+                redactor=_redactor(settings),
+                capture_content=settings.o11y.capture_content,
+            )
+        )
     return harness
 
 
@@ -200,12 +245,13 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         server = settings.server.model_copy(update={"port": free_port(settings.server.host)})
         settings = settings.model_copy(update={"server": server})
     chosen = choose_model(settings.model)
-    connection = await _temporal(settings, stack)
+    tracing = _tracing(settings, stack)
+    connection = await _temporal(settings, stack, tracing)
     store = SqliteStore(settings.store_path)
     stack.push_async_callback(store.close)
     logger.info("store: sqlite at %s", settings.store_path)
     task_queue = settings.temporal.task_queue
-    harness = await _harness(settings, chosen, store, stack)
+    harness = await _harness(settings, chosen, store, stack, tracing)
     card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)
     base = _push_base(settings)
     urls = (settings.advertised_url,) if base is None else (settings.advertised_url, base)
@@ -240,12 +286,21 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         channel=await harness.registry.get(A2A_CHANNEL_REF, A2AChannel),
         web_ui=web_ui,
     )
-    http = await _listen(app, settings, web_ui, stack)
+    http = await _listen(_traced(app, tracing), settings, web_ui, stack)
     return RunningHarness(url=http.url, temporal=connection, store=store)
 
 
+def _traced(app: Starlette, tracing: Tracing | None) -> ASGIApp:
+    """`app`, opening a server span per request when tracing is on."""
+    if tracing is None:
+        return app
+    from tiny_harness.service.o11y.server import TraceMiddleware
+
+    return TraceMiddleware(app, tracing.tracer)
+
+
 async def _listen(
-    app: Starlette, settings: Settings, web_ui: WebUi, stack: AsyncExitStack
+    app: ASGIApp, settings: Settings, web_ui: WebUi, stack: AsyncExitStack
 ) -> HttpServer:
     """Serve `app` on the configured address until `stack` closes, saying where."""
     http = await stack.enter_async_context(

@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sysconfig
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporalio.client import Client
+from temporalio.client import Client, Interceptor
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from tiny_harness.config import TemporalConfig
@@ -58,18 +59,25 @@ def temporal_cli_path() -> Path:
 
 
 async def connect(
-    config: TemporalConfig, data_dir: Path, stack: AsyncExitStack
+    config: TemporalConfig,
+    data_dir: Path,
+    stack: AsyncExitStack,
+    *,
+    interceptors: Sequence[Interceptor] = (),
 ) -> TemporalConnection:
     """A client for the configured cluster, or for an embedded dev server started here.
 
-    An embedded server is stopped when `stack` closes.
+    An embedded server is stopped when `stack` closes. `interceptors` go on the client,
+    and so on every worker built on it (register a tracing interceptor here only).
     """
     if config.address is not None:
-        return await _connect_remote(config)
-    return await _start_embedded(config, data_dir, stack)
+        return await _connect_remote(config, interceptors)
+    return await _start_embedded(config, data_dir, stack, interceptors)
 
 
-async def _connect_remote(config: TemporalConfig) -> TemporalConnection:
+async def _connect_remote(
+    config: TemporalConfig, interceptors: Sequence[Interceptor]
+) -> TemporalConnection:
     address = config.address or ""
     api_key = config.api_key.get_secret_value() if config.api_key else None
     try:
@@ -79,6 +87,7 @@ async def _connect_remote(config: TemporalConfig) -> TemporalConnection:
             api_key=api_key,
             tls=config.tls,
             data_converter=pydantic_data_converter,
+            interceptors=interceptors,
         )
     except RuntimeError as error:
         raise TemporalUnavailableError(f"cannot reach Temporal at {address}: {error}") from error
@@ -86,7 +95,10 @@ async def _connect_remote(config: TemporalConfig) -> TemporalConnection:
 
 
 async def _start_embedded(
-    config: TemporalConfig, data_dir: Path, stack: AsyncExitStack
+    config: TemporalConfig,
+    data_dir: Path,
+    stack: AsyncExitStack,
+    interceptors: Sequence[Interceptor],
 ) -> TemporalConnection:
     await asyncio.to_thread(data_dir.mkdir, parents=True, exist_ok=True)
     database = data_dir / DATABASE_FILENAME
@@ -101,7 +113,10 @@ async def _start_embedded(
     address = f"127.0.0.1:{port}"
     try:
         client = await Client.connect(
-            address, namespace=config.namespace, data_converter=pydantic_data_converter
+            address,
+            namespace=config.namespace,
+            data_converter=pydantic_data_converter,
+            interceptors=interceptors,
         )
     except RuntimeError as error:
         raise TemporalUnavailableError(

@@ -1,0 +1,157 @@
+"""One trace per task, from the A2A request to every model and tool call.
+
+A real `tiny-harness serve` subprocess (on the shared Temporal dev server, the scripted
+model, the ledger plugin's MCP server over stdio) exports over OTLP/HTTP to a collector on
+127.0.0.1 that decodes the real protobuf requests (`otlp_receiver.py`). The client sends a
+W3C `traceparent`, so the whole task must be that trace: the server span continues it,
+Temporal carries it to the workflow and its activities, and each model and tool call is a
+span under its activity's.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from a2a.client import ClientConfig, ClientFactory
+from opentelemetry.trace import SpanKind
+from temporalio.testing import WorkflowEnvironment
+
+from tests.service.o11y.otlp_receiver import ReceivedSpan, otlp_receiver
+from tests.service.serve_process import ServeProcess
+from tests.support import collect, send_request, states
+from tiny_harness.service.http import free_port
+
+pytestmark = pytest.mark.timeout(120)
+
+LEDGER = Path(__file__).parents[2] / "fixtures" / "plugins" / "ledger"
+SCRIPT = """
+turns:
+  - text: Planning.
+    tool_calls:
+      - {name: create_plan, arguments: {steps: [{id: look, name: look it up}]}}
+      - {name: ledger.books.lookup, arguments: {key: first}}
+  - tool_calls: [{name: ask_participant, arguments: {question: "Which size?"}}]
+  - text: Size noted.
+"""
+# The OTLP enum values, as the protobuf carries them (SpanKind.SERVER is 1 in the API).
+OTLP_SERVER = SpanKind.SERVER.value + 1
+
+
+def traced_serve(temporal_env: WorkflowEnvironment, tmp_path: Path, collector: str) -> ServeProcess:
+    script = tmp_path / "script.yaml"
+    script.write_text(SCRIPT)
+    env = {
+        "TINY_HARNESS_TEMPORAL__ADDRESS": temporal_env.client.service_client.config.target_host,
+        "TINY_HARNESS_TEMPORAL__TASK_QUEUE": f"traces-{tmp_path.name}",
+        "TINY_HARNESS_HEARTBEAT__ENABLED": "false",
+        "TINY_HARNESS_MODEL__SCRIPT": str(script),
+        "TINY_HARNESS_PLUGINS": str(LEDGER),
+        "TINY_HARNESS_O11Y__OTLP_ENDPOINT": collector,
+        # The ledger's manifest runs a bare `python`: this venv's, which has `mcp`.
+        "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+    }
+    return ServeProcess(tmp_path / "data", free_port(), env)
+
+
+def ancestors(span: ReceivedSpan, by_id: dict[str, ReceivedSpan]) -> list[str]:
+    """The names of `span`'s ancestors, nearest first, as far as the trace has them."""
+    names: list[str] = []
+    parent = by_id.get(span.parent_span_id)
+    while parent is not None:
+        names.append(parent.name)
+        parent = by_id.get(parent.parent_span_id)
+    return names
+
+
+async def test_a_task_is_one_trace_from_the_request_to_each_model_and_tool_call(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    trace_id = secrets.token_hex(16)
+    traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
+    async with otlp_receiver() as collector:
+        serve = traced_serve(temporal_env, tmp_path, collector.url)
+        await serve.start()
+        try:
+            async with httpx.AsyncClient(timeout=30, headers={"traceparent": traceparent}) as http:
+                config = ClientConfig(streaming=True, httpx_client=http)
+                client = await ClientFactory(config).create_from_url(serve.url)
+                asked = await collect(client.send_message(send_request("a shirt")))
+                task_id = asked[0].task.id
+                done = await collect(client.send_message(send_request("M", task_id=task_id)))
+        finally:
+            assert await serve.stop() == 0  # a clean stop flushes what is queued
+        spans = await collector.wait_for(lambda s: sum(x.name.startswith("chat ") for x in s) >= 3)
+
+    assert states(asked)[-1] == "TASK_STATE_INPUT_REQUIRED"
+    assert states(done)[-1] == "TASK_STATE_COMPLETED"
+    ours = [s for s in spans if s.attributes.get("tiny_harness.task_id") == task_id]
+    chats = [s for s in ours if s.attributes.get("gen_ai.operation.name") == "chat"]
+    tools = [s for s in ours if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
+    assert len(chats) == 3
+    assert sorted(s.attributes["gen_ai.tool.name"] for s in tools) == sorted(
+        ["create_plan", "ledger.books.lookup", "ask_participant"]
+    )
+    # Every span of the task is in the client's trace, from every process that made one.
+    assert {s.trace_id for s in ours} == {trace_id}
+    assert {s.service for s in ours} == {"tiny-harness"}
+    by_id = {s.span_id: s for s in spans if s.trace_id == trace_id}
+    for chat in chats:
+        assert chat.name == "chat script"
+        assert chat.attributes["gen_ai.provider.name"] == "scripted"
+        assert chat.attributes["gen_ai.request.model"] == "script"
+        assert chat.attributes["gen_ai.response.model"] == "script"
+        assert isinstance(chat.attributes["gen_ai.usage.input_tokens"], int)
+        assert isinstance(chat.attributes["gen_ai.usage.output_tokens"], int)
+        assert chat.attributes["gen_ai.response.finish_reasons"] in (["stop"], ["tool_calls"])
+        assert ancestors(chat, by_id)[0] == "RunActivity:invoke_llm"
+    for tool in tools:
+        assert tool.name == f"execute_tool {tool.attributes['gen_ai.tool.name']}"
+        assert tool.attributes["gen_ai.tool.call.id"]
+        assert ancestors(tool, by_id)[0] == "RunActivity:invoke_tool"
+    # Up the tree: the activity, the workflow's scheduling of it, the update-with-start the
+    # handler sent, the A2A SDK's own spans, and the server span of the first request.
+    lineage = ancestors(chats[0], by_id)
+    assert lineage[:3] == [
+        "RunActivity:invoke_llm",
+        "StartActivity:invoke_llm",
+        "StartUpdateWithStartWorkflow:TaskWorkflow",
+    ]
+    assert lineage[-1] == "POST"
+    server = by_id[_root_id(chats[0], by_id)]
+    assert server.kind == OTLP_SERVER
+    assert server.name == "POST"
+    assert not any(s.attributes.get("gen_ai.input.messages") for s in ours)  # contents off
+
+
+def _root_id(span: ReceivedSpan, by_id: dict[str, ReceivedSpan]) -> str:
+    while span.parent_span_id in by_id:
+        span = by_id[span.parent_span_id]
+    return span.span_id
+
+
+async def test_a_dead_collector_fails_no_task_and_serve_still_stops_cleanly(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    """Export is the background's business: with nothing listening at the endpoint, the
+    task runs to its end, and stopping gives up on the queued spans (exit 0)."""
+    nobody = f"http://127.0.0.1:{free_port()}"
+    serve = traced_serve(temporal_env, tmp_path, nobody)
+    await serve.start()
+    try:
+        async with httpx.AsyncClient(timeout=30) as http:
+            config = ClientConfig(streaming=True, httpx_client=http)
+            client = await ClientFactory(config).create_from_url(serve.url)
+            asked = await collect(client.send_message(send_request("a shirt")))
+            task_id = asked[0].task.id
+            done = await collect(client.send_message(send_request("M", task_id=task_id)))
+    finally:
+        stopped = await serve.stop()
+
+    assert states(asked)[-1] == "TASK_STATE_INPUT_REQUIRED"
+    assert states(done)[-1] == "TASK_STATE_COMPLETED"
+    assert stopped == 0
