@@ -88,14 +88,17 @@ _NOISY = ("a2a", "temporalio.activity", "temporalio.workflow")
 
 
 @contextlib.contextmanager
-def _logging(level: str) -> Iterator[None]:
-    """Log at `level` to stderr for the command's run, then put back the levels it set: run
-    in-process (a test, an embedding program), the command leaves no logger changed."""
-    logging.basicConfig(
-        level=level,
-        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+def _logging(settings: Settings) -> Iterator[None]:
+    """Log at the configured level and format to stderr for the command's run, every line
+    masked; then put back the levels it set: run in-process (a test, an embedding
+    program), the command leaves no logger changed."""
+    from tiny_harness.harness.security import Redactor
+    from tiny_harness.service.o11y.logs import LogFormatter
+
+    level = settings.log_level
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(LogFormatter(Redactor(settings.secrets()), form=settings.log_format))
+    logging.basicConfig(level=level, handlers=[handler])
     saved = {name: logging.getLogger(name).level for name in _NOISY}
     # The SDK logs whole request bodies at DEBUG; message text must not reach the logs.
     for name in _NOISY:
@@ -126,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _tui(args)
     try:
         settings = _settings(args)
-        with _logging(settings.log_level):
+        with _logging(settings):
             # Imported here: the server's imports are heavy, and `tui` needs none of them.
             from tiny_harness.service.runtime import run_worker, serve
 

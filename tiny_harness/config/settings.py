@@ -11,7 +11,7 @@ from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tiny_harness.config.keys import ENV_NESTED_DELIMITER, ENV_PREFIX, STORE_FILENAME
-from tiny_harness.config.o11y import O11yConfig
+from tiny_harness.config.o11y import O11yConfig, otlp_headers
 from tiny_harness.config.push import PushSettings
 from tiny_harness.config.sections import (
     HeartbeatConfig,
@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     data_dir: Path = Path(".tiny-harness")
     """Directory for the store and other runtime state."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: Literal["text", "json"] = "text"
+    """`text`: one readable line per record. `json`: one JSON object per line, with the trace
+    and span ids of the span current when it was logged (`TINY_HARNESS_LOG_FORMAT`)."""
     temporal: TemporalConfig = TemporalConfig()
     server: ServerConfig = ServerConfig()
     model: ModelConfig = ModelConfig()
@@ -134,6 +137,13 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Read keyword arguments only; `load_settings` does the environment itself."""
         return (init_settings,)
+
+    def secrets(self) -> tuple[str, ...]:
+        """Every secret this process holds, as text: masked wherever it would be written
+        (a log line, a span); each OTLP header value counts on its own."""
+        held = [self.model.api_key, self.temporal.api_key, self.push_key, self.o11y.otlp_headers]
+        values = [s.get_secret_value() for s in held if s is not None]
+        return (*values, *otlp_headers(self.o11y.otlp_headers).values())
 
     @property
     def store_path(self) -> Path:

@@ -217,7 +217,7 @@ async def _outbound(
 
 def _redactor(settings: Settings) -> Redactor:
     """Masks, besides every credential shape, any of the secrets this process holds."""
-    return Redactor((settings.model.api_key, settings.temporal.api_key, settings.push_key))
+    return Redactor(settings.secrets())
 
 
 def _push_base(settings: Settings) -> str | None:

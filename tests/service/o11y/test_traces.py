@@ -10,6 +10,7 @@ span under its activity's.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import sys
@@ -42,20 +43,32 @@ turns:
 OTLP_SERVER = SpanKind.SERVER.value + 1
 
 
-def traced_serve(temporal_env: WorkflowEnvironment, tmp_path: Path, collector: str) -> ServeProcess:
-    script = tmp_path / "script.yaml"
-    script.write_text(SCRIPT)
+def traced_serve(
+    temporal_env: WorkflowEnvironment,
+    tmp_path: Path,
+    collector: str,
+    *,
+    script: str = SCRIPT,
+    name: str = "",
+    **extra: str,
+) -> ServeProcess:
+    """`serve` on the shared dev server, exporting to `collector`; `name` sets its own task
+    queue, data directory and service name (two harnesses in one test)."""
+    script_file = tmp_path / f"script{name}.yaml"
+    script_file.write_text(script)
     env = {
         "TINY_HARNESS_TEMPORAL__ADDRESS": temporal_env.client.service_client.config.target_host,
-        "TINY_HARNESS_TEMPORAL__TASK_QUEUE": f"traces-{tmp_path.name}",
+        "TINY_HARNESS_TEMPORAL__TASK_QUEUE": f"traces-{tmp_path.name}{name}",
         "TINY_HARNESS_HEARTBEAT__ENABLED": "false",
-        "TINY_HARNESS_MODEL__SCRIPT": str(script),
+        "TINY_HARNESS_MODEL__SCRIPT": str(script_file),
         "TINY_HARNESS_PLUGINS": str(LEDGER),
         "TINY_HARNESS_O11Y__OTLP_ENDPOINT": collector,
+        "TINY_HARNESS_O11Y__SERVICE_NAME": name or "tiny-harness",
         # The ledger's manifest runs a bare `python`: this venv's, which has `mcp`.
         "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+        **extra,
     }
-    return ServeProcess(tmp_path / "data", free_port(), env)
+    return ServeProcess(tmp_path / f"data{name}", free_port(), env)
 
 
 def ancestors(span: ReceivedSpan, by_id: dict[str, ReceivedSpan]) -> list[str]:
@@ -155,3 +168,61 @@ async def test_a_dead_collector_fails_no_task_and_serve_still_stops_cleanly(
     assert states(asked)[-1] == "TASK_STATE_INPUT_REQUIRED"
     assert states(done)[-1] == "TASK_STATE_COMPLETED"
     assert stopped == 0
+
+
+PARENT = """
+turns:
+  - tool_calls: [{name: spawn_subtask, arguments: {agent: child, name: shirt, goal: order a shirt}}]
+  - when: "^order"
+    text: Waiting for the sub-task.
+  - when: COMPLETED
+    text: All done.
+"""
+CHILD = "turns:\n  - text: Ordered.\n"
+
+
+async def test_a_task_delegated_to_another_harness_is_one_trace_across_both(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    """The stand-in's calls carry the trace on (`traceparent`), and the child continues it."""
+    trace_id = secrets.token_hex(16)
+    traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
+    async with otlp_receiver() as collector:
+        child = traced_serve(temporal_env, tmp_path, collector.url, script=CHILD, name="child")
+        await child.start()
+        agents = json.dumps([{"id": "child", "url": child.url}])
+        parent = traced_serve(
+            temporal_env,
+            tmp_path,
+            collector.url,
+            script=PARENT,
+            name="parent",
+            TINY_HARNESS_AGENTS=agents,
+        )
+        await parent.start()
+        try:
+            async with httpx.AsyncClient(timeout=30, headers={"traceparent": traceparent}) as http:
+                config = ClientConfig(streaming=True, httpx_client=http)
+                client = await ClientFactory(config).create_from_url(parent.url)
+                events = await collect(client.send_message(send_request("order a shirt")))
+        finally:
+            assert await parent.stop() == 0
+            assert await child.stop() == 0
+        spans = await collector.wait_for(
+            lambda s: any(x.service == "child" and x.name.startswith("chat ") for x in s)
+        )
+
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"
+    chats = [s for s in spans if s.name.startswith("chat ")]
+    assert {s.service for s in chats} == {"parent", "child"}
+    assert {s.trace_id for s in chats} == {trace_id}
+    # The child's server span hangs under the parent's stand-in activity that called it.
+    by_id = {s.span_id: s for s in spans if s.trace_id == trace_id}
+    requests = [
+        s
+        for s in by_id.values()
+        if s.service == "child" and s.kind == OTLP_SERVER and s.name == "POST"
+    ]
+    callers = {(by_id[s.parent_span_id].service, by_id[s.parent_span_id].name) for s in requests}
+    assert ("parent", "RunActivity:start_agent_task") in callers
+    assert {service for service, _ in callers} == {"parent"}
