@@ -8,7 +8,7 @@ from tiny_harness.config.keys import NonEmptyStr
 
 
 class O11yConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
-    """Tracing over OTLP/HTTP (protobuf). With no endpoint nothing is traced or exported."""
+    """Traces and metrics over OTLP/HTTP (protobuf). With no endpoint nothing is exported."""
 
     otlp_endpoint: AnyHttpUrl | None = None
     """A collector's base URL, as `OTEL_EXPORTER_OTLP_ENDPOINT` takes it: traces are posted

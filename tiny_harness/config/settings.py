@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     the same objects (`[{"id": "search", "url": "http://127.0.0.1:9000"}]`)."""
     push: PushSettings = PushSettings()
     o11y: O11yConfig = O11yConfig()
-    """Tracing: where spans are exported (`docs/observability.md`)."""
+    """Traces and metrics: where they are exported (`docs/observability.md`)."""
     push_key: SecretStr | None = None
     """The 32-byte key (standard or urlsafe base64) sealing our clients' push-config tokens.
     Secret: environment only (``TINY_HARNESS_PUSH_KEY``). None: generated into the data

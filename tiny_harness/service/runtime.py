@@ -47,34 +47,34 @@ from tiny_harness.service.local_cards import LOCAL_CARDS
 from tiny_harness.service.notifications.outbound import Outbound, open_outbound
 from tiny_harness.service.web_ui import CHECKOUT_BUILD, UI_PATH, WebUi
 
-if TYPE_CHECKING:  # its SDK is imported only when tracing is on
-    from tiny_harness.service.o11y.tracing import Tracing
+if TYPE_CHECKING:  # its SDK is imported only with an OTLP endpoint
+    from tiny_harness.service.o11y.telemetry import Telemetry
 
 logger = logging.getLogger("tiny_harness")
 
 
-def _tracing(settings: Settings, stack: AsyncExitStack) -> Tracing | None:
-    """The process's tracing, when an OTLP endpoint is configured; flushed when `stack`
+def _telemetry(settings: Settings, stack: AsyncExitStack) -> Telemetry | None:
+    """The process's telemetry, when an OTLP endpoint is configured; flushed when `stack`
     closes, after everything that makes spans has stopped. Its SDK loads only then."""
     if settings.o11y.otlp_endpoint is None:
         return None
-    from tiny_harness.service.o11y.tracing import open_tracing
+    from tiny_harness.service.o11y.telemetry import open_telemetry
 
-    tracing = open_tracing(settings.o11y)
-    if tracing is not None:
-        stack.callback(tracing.shutdown)
-    return tracing
+    telemetry = open_telemetry(settings.o11y)
+    if telemetry is not None:
+        stack.callback(telemetry.shutdown)
+    return telemetry
 
 
 async def _temporal(
-    settings: Settings, stack: AsyncExitStack, tracing: Tracing | None = None
+    settings: Settings, stack: AsyncExitStack, telemetry: Telemetry | None = None
 ) -> TemporalConnection:
     interceptors: list[Interceptor] = []
-    if tracing is not None:
+    if telemetry is not None:
         from temporalio.contrib.opentelemetry import TracingInterceptor
 
         # On the client only: a worker built on it takes its interceptors (NOTES N9).
-        interceptors.append(TracingInterceptor(tracing.tracer))
+        interceptors.append(TracingInterceptor(telemetry.tracer))
     connection = await connect(
         settings.temporal, settings.data_dir, stack, interceptors=interceptors
     )
@@ -103,11 +103,11 @@ async def run_worker(settings: Settings) -> None:
         )
     chosen = choose_model(settings.model)
     async with AsyncExitStack() as stack:
-        tracing = _tracing(settings, stack)
-        connection = await _temporal(settings, stack, tracing)
+        telemetry = _telemetry(settings, stack)
+        connection = await _temporal(settings, stack, telemetry)
         store = SqliteStore(settings.store_path)
         stack.push_async_callback(store.close)
-        harness = await _harness(settings, chosen, store, stack, tracing)
+        harness = await _harness(settings, chosen, store, stack, telemetry)
         card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)
         await register_agents(harness, settings, card, stack)
         gateway = _gateway(settings, connection, store)
@@ -129,7 +129,7 @@ async def _harness(
     chosen: ChosenModel,
     store: Store,
     stack: AsyncExitStack,
-    tracing: Tracing | None = None,
+    telemetry: Telemetry | None = None,
 ) -> Harness:
     """The worker's `Harness`, with every plugin installed."""
     logger.info("model: %s", chosen.description)
@@ -142,12 +142,14 @@ async def _harness(
     for refused in installation.refused:
         logger.error("plugin refused: %s", refused.message)
     logger.info("plugins: %s", ", ".join(r.plugin for r in installation.reports))
-    if tracing is not None:
+    if telemetry is not None:
+        from tiny_harness.service.o11y.metrics import MetricHooks
         from tiny_harness.service.o11y.spans import SpanHooks
 
+        harness.hooks.register(MetricHooks(telemetry.meter, chosen.llm.info))
         harness.hooks.register(
             SpanHooks(
-                tracing.tracer,
+                telemetry.tracer,
                 chosen.llm.info,
                 redactor=_redactor(settings),
                 capture_content=settings.o11y.capture_content,
@@ -245,13 +247,13 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         server = settings.server.model_copy(update={"port": free_port(settings.server.host)})
         settings = settings.model_copy(update={"server": server})
     chosen = choose_model(settings.model)
-    tracing = _tracing(settings, stack)
-    connection = await _temporal(settings, stack, tracing)
+    telemetry = _telemetry(settings, stack)
+    connection = await _temporal(settings, stack, telemetry)
     store = SqliteStore(settings.store_path)
     stack.push_async_callback(store.close)
     logger.info("store: sqlite at %s", settings.store_path)
     task_queue = settings.temporal.task_queue
-    harness = await _harness(settings, chosen, store, stack, tracing)
+    harness = await _harness(settings, chosen, store, stack, telemetry)
     card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)
     base = _push_base(settings)
     urls = (settings.advertised_url,) if base is None else (settings.advertised_url, base)
@@ -286,17 +288,17 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         channel=await harness.registry.get(A2A_CHANNEL_REF, A2AChannel),
         web_ui=web_ui,
     )
-    http = await _listen(_traced(app, tracing), settings, web_ui, stack)
+    http = await _listen(_traced(app, telemetry), settings, web_ui, stack)
     return RunningHarness(url=http.url, temporal=connection, store=store)
 
 
-def _traced(app: Starlette, tracing: Tracing | None) -> ASGIApp:
-    """`app`, opening a server span per request when tracing is on."""
-    if tracing is None:
+def _traced(app: Starlette, telemetry: Telemetry | None) -> ASGIApp:
+    """`app`, opening a server span per request when an OTLP endpoint is set."""
+    if telemetry is None:
         return app
     from tiny_harness.service.o11y.server import TraceMiddleware
 
-    return TraceMiddleware(app, tracing.tracer)
+    return TraceMiddleware(app, telemetry.tracer)
 
 
 async def _listen(

@@ -1,7 +1,9 @@
-"""An OTLP/HTTP collector for tests: decodes the exporter's real protobuf requests.
+"""An OTLP/HTTP collector for tests: decodes the exporters' real protobuf requests.
 
-`POST /v1/traces` takes an `ExportTraceServiceRequest` (opentelemetry-proto, the version the
-exporter sends) and keeps every span, flattened with its resource's service name.
+`POST /v1/traces` takes an `ExportTraceServiceRequest` and `POST /v1/metrics` an
+`ExportMetricsServiceRequest` (opentelemetry-proto, the version the exporters send); every
+span is kept flattened with its resource's service name, and every histogram data point
+with its metric's name.
 """
 
 from __future__ import annotations
@@ -11,6 +13,10 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+    ExportMetricsServiceResponse,
+)
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -40,12 +46,24 @@ class ReceivedSpan:
     attributes: dict[str, AttributeValue]
 
 
+@dataclass(frozen=True)
+class ReceivedPoint:
+    """One histogram data point: its metric, attributes, count and sum."""
+
+    metric: str
+    unit: str
+    attributes: dict[str, AttributeValue]
+    count: int
+    sum: float
+
+
 @dataclass
 class Receiver:
     """Every span received, in arrival order; `url` is the collector's base URL."""
 
     url: str = ""
     spans: list[ReceivedSpan] = field(default_factory=list[ReceivedSpan])
+    points: list[ReceivedPoint] = field(default_factory=list[ReceivedPoint])
     requests: int = 0
     arrived: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -56,6 +74,14 @@ class Receiver:
         async with asyncio.timeout(seconds), self.arrived:
             await self.arrived.wait_for(lambda: holds(self.spans))
         return list(self.spans)
+
+    async def wait_for_points(
+        self, holds: Callable[[list[ReceivedPoint]], bool], *, seconds: float = 30.0
+    ) -> list[ReceivedPoint]:
+        """The histogram points, once `holds` is true of them."""
+        async with asyncio.timeout(seconds), self.arrived:
+            await self.arrived.wait_for(lambda: holds(self.points))
+        return list(self.points)
 
 
 def _value(value: AnyValue) -> AttributeValue:
@@ -87,6 +113,21 @@ def _spans(request: ExportTraceServiceRequest) -> list[ReceivedSpan]:
     return found
 
 
+def _points(request: ExportMetricsServiceRequest) -> list[ReceivedPoint]:
+    found: list[ReceivedPoint] = []
+    for resource_metrics in request.resource_metrics:
+        for scope_metrics in resource_metrics.scope_metrics:
+            for metric in scope_metrics.metrics:
+                if metric.WhichOneof("data") != "histogram":
+                    continue
+                for point in metric.histogram.data_points:
+                    attributes = {a.key: _value(a.value) for a in point.attributes}
+                    found.append(
+                        ReceivedPoint(metric.name, metric.unit, attributes, point.count, point.sum)
+                    )
+    return found
+
+
 @asynccontextmanager
 async def otlp_receiver() -> AsyncIterator[Receiver]:
     """A collector listening on 127.0.0.1 for as long as the block runs."""
@@ -103,8 +144,22 @@ async def otlp_receiver() -> AsyncIterator[Receiver]:
             media_type="application/x-protobuf",
         )
 
+    async def metrics(request: Request) -> Response:
+        decoded = ExportMetricsServiceRequest.FromString(await request.body())
+        async with receiver.arrived:
+            receiver.points.extend(_points(decoded))
+            receiver.arrived.notify_all()
+        return Response(
+            ExportMetricsServiceResponse().SerializeToString(),
+            media_type="application/x-protobuf",
+        )
+
     port = free_port()
     receiver.url = f"http://127.0.0.1:{port}"
-    app = Starlette(routes=[Route("/v1/traces", traces, methods=["POST"])])
+    routes = [
+        Route("/v1/traces", traces, methods=["POST"]),
+        Route("/v1/metrics", metrics, methods=["POST"]),
+    ]
+    app = Starlette(routes=routes)
     async with HttpServer(app, host="127.0.0.1", port=port):
         yield receiver

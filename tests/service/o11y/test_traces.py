@@ -226,3 +226,52 @@ async def test_a_task_delegated_to_another_harness_is_one_trace_across_both(
     callers = {(by_id[s.parent_span_id].service, by_id[s.parent_span_id].name) for s in requests}
     assert ("parent", "RunActivity:start_agent_task") in callers
     assert {service for service, _ in callers} == {"parent"}
+
+
+async def test_model_and_tool_calls_are_timed_and_their_tokens_counted_in_metrics(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    """The same task's three model calls and three tool calls, as the GenAI histograms the
+    collector gets (posted at the latest when serve stops)."""
+    async with otlp_receiver() as collector:
+        serve = traced_serve(temporal_env, tmp_path, collector.url)
+        await serve.start()
+        try:
+            async with httpx.AsyncClient(timeout=30) as http:
+                config = ClientConfig(streaming=True, httpx_client=http)
+                client = await ClientFactory(config).create_from_url(serve.url)
+                asked = await collect(client.send_message(send_request("a shirt")))
+                reply = send_request("M", task_id=asked[0].task.id)
+                done = await collect(client.send_message(reply))
+        finally:
+            assert await serve.stop() == 0
+        points = await collector.wait_for_points(
+            lambda p: any(x.metric == "gen_ai.client.token.usage" for x in p)
+        )
+
+    assert states(done)[-1] == "TASK_STATE_COMPLETED"
+    # Cumulative temporality: the newest point of each series holds the run's totals.
+    newest = {(p.metric, tuple(sorted(p.attributes.items()))): p for p in points}
+    durations = {k[1]: p for k, p in newest.items() if k[0] == "gen_ai.client.operation.duration"}
+    chat = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "scripted",
+        "gen_ai.request.model": "script",
+    }
+    chat_key = tuple(sorted(chat.items()))
+    assert durations[chat_key].count == 3
+    assert durations[chat_key].unit == "s"
+    tool_counts = {
+        dict(k)["gen_ai.tool.name"]: p.count
+        for k, p in durations.items()
+        if dict(k)["gen_ai.operation.name"] == "execute_tool"
+    }
+    assert tool_counts == {"create_plan": 1, "ledger.books.lookup": 1, "ask_participant": 1}
+    tokens = {
+        dict(k[1])["gen_ai.token.type"]: p
+        for k, p in newest.items()
+        if k[0] == "gen_ai.client.token.usage"
+    }
+    assert tokens.keys() == {"input", "output"}
+    assert tokens["input"].count == 3
+    assert tokens["input"].sum > 0

@@ -1,8 +1,10 @@
-"""Observability (R17): traces of what a task did, exported over OTLP/HTTP.
+"""Observability (R17): traces and metrics of what a task did, over OTLP/HTTP; log lines.
 
-    tracing.py  the tracer provider and its exporter, built once per process from `[o11y]`
-    spans.py    `SpanHooks`, the HookExecutor that turns model and tool calls into spans
-    server.py   `TraceMiddleware`, the server span of every A2A request (W3C traceparent in)
+    telemetry.py  the tracer and meter providers and their exporters, one per process
+    spans.py      `SpanHooks`, the HookExecutor that turns model and tool calls into spans
+    metrics.py    `MetricHooks`, the same calls as GenAI duration and token histograms
+    server.py     `TraceMiddleware`, the server span of every A2A request (traceparent in)
+    logs.py       `LogFormatter`: every log line masked, as text or as JSON with trace ids
 
 Temporal carries the trace between the server, the workflow and its activities
 (`temporalio.contrib.opentelemetry.TracingInterceptor`, registered once on the client).
