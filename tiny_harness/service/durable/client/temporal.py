@@ -58,6 +58,10 @@ def temporal_cli_path() -> Path:
     return Path(found)
 
 
+HEALTHY_SECONDS = 20.0
+"""How long a just-started embedded server may take to answer its first connect."""
+
+
 async def connect(
     config: TemporalConfig,
     data_dir: Path,
@@ -111,16 +115,29 @@ async def _start_embedded(
     # The database holds every task's history: keep it to its owner.
     await asyncio.to_thread(database.chmod, 0o600)
     address = f"127.0.0.1:{port}"
-    try:
-        client = await Client.connect(
-            address,
-            namespace=config.namespace,
-            data_converter=pydantic_data_converter,
-            interceptors=interceptors,
-        )
-    except RuntimeError as error:
-        raise TemporalUnavailableError(
-            f"the embedded Temporal server at {address} does not answer: {error}"
-        ) from error
+    client = await _connect_when_healthy(address, config.namespace, interceptors)
     ui_url = f"http://127.0.0.1:{ui_port}" if config.ui else None
     return TemporalConnection(client=client, address=address, embedded=True, ui_url=ui_url)
+
+
+async def _connect_when_healthy(
+    address: str, namespace: str, interceptors: Sequence[Interceptor]
+) -> Client:
+    """A client of the embedded server just started. Its port takes connections a moment
+    before its frontend answers ("Frontend is not healthy yet", seen on a loaded 2-core
+    machine), so a refused connect is tried again, for `HEALTHY_SECONDS` at most."""
+    deadline = asyncio.get_running_loop().time() + HEALTHY_SECONDS
+    while True:
+        try:
+            return await Client.connect(
+                address,
+                namespace=namespace,
+                data_converter=pydantic_data_converter,
+                interceptors=interceptors,
+            )
+        except RuntimeError as error:
+            if asyncio.get_running_loop().time() >= deadline:
+                raise TemporalUnavailableError(
+                    f"the embedded Temporal server at {address} does not answer: {error}"
+                ) from error
+            await asyncio.sleep(0.2)
