@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from a2a.client import ClientConfig, ClientFactory
+from a2a.types import StreamResponse
 from opentelemetry.trace import SpanKind
 from temporalio.testing import WorkflowEnvironment
 
@@ -71,6 +72,21 @@ def traced_serve(
     return ServeProcess(tmp_path / f"data{name}", free_port(), env)
 
 
+async def ask_and_answer(
+    url: str, *, traceparent: str | None = None
+) -> tuple[list[StreamResponse], list[StreamResponse]]:
+    """Send the script's task ("a shirt"), then answer its question ("M"); both streams.
+    With `traceparent`, every request carries it, as a traced client's would."""
+    headers = {"traceparent": traceparent} if traceparent else {}
+    async with httpx.AsyncClient(timeout=30, headers=headers) as http:
+        client = await ClientFactory(
+            ClientConfig(streaming=True, httpx_client=http)
+        ).create_from_url(url)
+        asked = await collect(client.send_message(send_request("a shirt")))
+        reply = send_request("M", task_id=asked[0].task.id)
+        return asked, await collect(client.send_message(reply))
+
+
 def ancestors(span: ReceivedSpan, by_id: dict[str, ReceivedSpan]) -> list[str]:
     """The names of `span`'s ancestors, nearest first, as far as the trace has them."""
     names: list[str] = []
@@ -90,12 +106,8 @@ async def test_a_task_is_one_trace_from_the_request_to_each_model_and_tool_call(
         serve = traced_serve(temporal_env, tmp_path, collector.url)
         await serve.start()
         try:
-            async with httpx.AsyncClient(timeout=30, headers={"traceparent": traceparent}) as http:
-                config = ClientConfig(streaming=True, httpx_client=http)
-                client = await ClientFactory(config).create_from_url(serve.url)
-                asked = await collect(client.send_message(send_request("a shirt")))
-                task_id = asked[0].task.id
-                done = await collect(client.send_message(send_request("M", task_id=task_id)))
+            asked, done = await ask_and_answer(serve.url, traceparent=traceparent)
+            task_id = asked[0].task.id
         finally:
             assert await serve.stop() == 0  # a clean stop flushes what is queued
         spans = await collector.wait_for(lambda s: sum(x.name.startswith("chat ") for x in s) >= 3)
@@ -156,12 +168,7 @@ async def test_a_dead_collector_fails_no_task_and_serve_still_stops_cleanly(
     serve = traced_serve(temporal_env, tmp_path, nobody)
     await serve.start()
     try:
-        async with httpx.AsyncClient(timeout=30) as http:
-            config = ClientConfig(streaming=True, httpx_client=http)
-            client = await ClientFactory(config).create_from_url(serve.url)
-            asked = await collect(client.send_message(send_request("a shirt")))
-            task_id = asked[0].task.id
-            done = await collect(client.send_message(send_request("M", task_id=task_id)))
+        asked, done = await ask_and_answer(serve.url)
     finally:
         stopped = await serve.stop()
 
@@ -237,12 +244,7 @@ async def test_model_and_tool_calls_are_timed_and_their_tokens_counted_in_metric
         serve = traced_serve(temporal_env, tmp_path, collector.url)
         await serve.start()
         try:
-            async with httpx.AsyncClient(timeout=30) as http:
-                config = ClientConfig(streaming=True, httpx_client=http)
-                client = await ClientFactory(config).create_from_url(serve.url)
-                asked = await collect(client.send_message(send_request("a shirt")))
-                reply = send_request("M", task_id=asked[0].task.id)
-                done = await collect(client.send_message(reply))
+            _, done = await ask_and_answer(serve.url)
         finally:
             assert await serve.stop() == 0
         points = await collector.wait_for_points(

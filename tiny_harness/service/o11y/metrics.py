@@ -11,13 +11,12 @@ Two histograms, named and attributed by the OpenTelemetry GenAI semantic convent
                                                  (gen_ai.token.type `input` or `output`)
 
 A call's duration runs from its pre point to its post point. A call that never reaches post
-(its body raised) records no duration; at most `MAX_OPEN` calls are timed at once.
+(its body raised) records no duration; at most `calls.MAX_OPEN` calls are timed at once.
 """
 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from typing import Final
 
 from opentelemetry.metrics import Meter
@@ -26,27 +25,22 @@ from tiny_harness.harness.hooks import (
     HookContext,
     HookPoint,
     LLMInvokedPost,
-    Operation,
     Phase,
     ToolInvokedPost,
 )
 from tiny_harness.harness.models.llm import LLMModelInfo
+from tiny_harness.service.o11y.calls import CALL_POINTS, PRIORITY, OpenCalls, call_key
 
-MAX_OPEN: Final = 1024
 DURATION: Final = "gen_ai.client.operation.duration"
 TOKENS: Final = "gen_ai.client.token.usage"
-
-_TIMED: Final = (Operation.LLM_INVOKED, Operation.TOOL_INVOKED)
-
-type _Key = tuple[Operation, str, str]
 
 
 class MetricHooks:
     """Durations and token counts of model and tool calls (see the module docstring)."""
 
     name = "o11y.metrics"
-    priority = -1_000_000
-    points = frozenset(HookPoint(o, p) for o in _TIMED for p in (Phase.PRE, Phase.POST))
+    priority = PRIORITY
+    points = CALL_POINTS
 
     def __init__(self, meter: Meter, model: LLMModelInfo) -> None:
         self._model = model
@@ -56,18 +50,15 @@ class MetricHooks:
         self._tokens = meter.create_histogram(
             TOKENS, unit="{token}", description="Tokens a model call took in and gave out"
         )
-        self._started: OrderedDict[_Key, float] = OrderedDict()
+        self._started: OpenCalls[float] = OpenCalls()
 
     async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
         """Note the start at pre; record the call at post. The context passes unchanged."""
-        key = (point.operation, ctx.task_id, ctx.correlation_id)
+        key = call_key(point, ctx)
         if point.phase is Phase.PRE:
-            self._started.pop(key, None)
-            while len(self._started) >= MAX_OPEN:
-                self._started.popitem(last=False)
-            self._started[key] = time.monotonic()
+            self._started.open(key, time.monotonic())  # a call let go records nothing
             return None
-        started = self._started.pop(key, None)
+        started = self._started.close(key)
         if started is None:
             return None
         seconds = time.monotonic() - started

@@ -19,15 +19,13 @@ Every span also carries `tiny_harness.task_id`, `tiny_harness.correlation_id` an
 result) are recorded only with `capture_content`, and then masked by the Redactor first.
 
 A body that raises never reaches post: its span is ended, marked as an error, when the
-same operation starts again (the activity's retry) or when more than `MAX_OPEN` spans are
-open at once, so none is held forever.
+same operation starts again (the activity's retry) or when more than `calls.MAX_OPEN` spans
+are open at once, so none is held forever.
 """
 
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
-from typing import Final
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -38,22 +36,19 @@ from tiny_harness.harness.hooks import (
     HookPoint,
     LLMInvokedPost,
     LLMInvokedPre,
-    Operation,
     Phase,
     ToolInvokedPost,
     ToolInvokedPre,
 )
 from tiny_harness.harness.models.llm import LLMModelInfo
 from tiny_harness.harness.security import Redactor
-
-MAX_OPEN: Final = 1024
-"""Spans open at once (operations between their pre and post), at most."""
-PRIORITY: Final = -1_000_000
-"""Before every other executor at pre, so the span covers their work too."""
-
-_TRACED: Final = (Operation.LLM_INVOKED, Operation.TOOL_INVOKED)
-
-type _Key = tuple[Operation, str, str]
+from tiny_harness.service.o11y.calls import (
+    CALL_POINTS,
+    PRIORITY,
+    CallKey,
+    OpenCalls,
+    call_key,
+)
 
 
 class SpanHooks:
@@ -61,7 +56,7 @@ class SpanHooks:
 
     name = "o11y.spans"
     priority = PRIORITY
-    points = frozenset(HookPoint(o, p) for o in _TRACED for p in (Phase.PRE, Phase.POST))
+    points = CALL_POINTS
 
     def __init__(
         self,
@@ -75,21 +70,18 @@ class SpanHooks:
         self._model = model
         self._redactor = redactor
         self._capture = capture_content
-        self._open: OrderedDict[_Key, tuple[Span, object]] = OrderedDict()
+        self._open: OpenCalls[tuple[Span, object]] = OpenCalls()
 
     async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
         """Open the operation's span at pre, end it at post; the context passes unchanged."""
-        key = (point.operation, ctx.task_id, ctx.correlation_id)
+        key = call_key(point, ctx)
         if point.phase is Phase.PRE:
             self._start(key, ctx)
         elif isinstance(ctx, LLMInvokedPost | ToolInvokedPost):
             self._end(key, ctx)
         return None
 
-    def _start(self, key: _Key, ctx: HookContext) -> None:
-        self._abandon(self._open.pop(key, None))
-        while len(self._open) >= MAX_OPEN:
-            self._abandon(self._open.popitem(last=False)[1])
+    def _start(self, key: CallKey, ctx: HookContext) -> None:
         if isinstance(ctx, LLMInvokedPre):
             span = self._tracer.start_span(
                 f"chat {self._model.model}", kind=SpanKind.CLIENT, attributes=self._chat(ctx)
@@ -101,10 +93,11 @@ class SpanHooks:
         else:
             return
         token = otel_context.attach(trace.set_span_in_context(span))
-        self._open[key] = (span, token)
+        for dropped, _ in self._open.open(key, (span, token)):
+            _abandon(dropped)
 
-    def _end(self, key: _Key, ctx: LLMInvokedPost | ToolInvokedPost) -> None:
-        opened = self._open.pop(key, None)
+    def _end(self, key: CallKey, ctx: LLMInvokedPost | ToolInvokedPost) -> None:
+        opened = self._open.close(key)
         if opened is None:
             return
         span, token = opened
@@ -162,13 +155,11 @@ class SpanHooks:
     def _masked(self, text: str) -> str:
         return self._redactor.text(text)
 
-    @staticmethod
-    def _abandon(opened: tuple[Span, object] | None) -> None:
-        """End a span whose post never came: its body raised (or it was evicted)."""
-        if opened is not None:
-            span, _ = opened
-            span.set_status(Status(StatusCode.ERROR, "the operation ended without its post"))
-            span.end()
+
+def _abandon(span: Span) -> None:
+    """End a span whose post never came: its body raised (or it was let go)."""
+    span.set_status(Status(StatusCode.ERROR, "the operation ended without its post"))
+    span.end()
 
 
 def _common(ctx: HookContext) -> dict[str, str | int]:
