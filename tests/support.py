@@ -10,7 +10,7 @@ import asyncio
 import logging
 import os
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -22,7 +22,7 @@ from a2a.client import Client as A2AClient
 from a2a.client import ClientCallContext, ClientConfig, ClientFactory
 from a2a.client.service_parameters import ServiceParametersFactory
 from a2a.helpers import new_text_message
-from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskState
+from a2a.types import Message, Role, SendMessageRequest, StreamResponse, Task, TaskState
 from starlette.types import ASGIApp
 from temporalio.client import Client
 
@@ -32,6 +32,7 @@ from tiny_harness.harness.agents.roster import render_roster
 from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.models.llm import LLM, LLMRequest, LLMResponse
+from tiny_harness.harness.models.prices import ModelPrice
 from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_script
 from tiny_harness.harness.persistence.push_config_store import PushConfigStore
 from tiny_harness.harness.persistence.retention import RetentionConfig
@@ -45,6 +46,7 @@ from tiny_harness.harness.tasks.extension import (
     ParticipantRole,
     TaskExtensionData,
     envelope_part,
+    ext_of,
 )
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
@@ -166,6 +168,8 @@ async def running_harness(
     plugins: Sequence[Path] = (),
     retries: RetryPolicies | None = None,
     max_model_calls: int = 100,
+    max_task_tokens: int | None = None,
+    prices: Mapping[str, ModelPrice] | None = None,
     llm: LLM | None = None,
     heartbeat: HeartbeatConfig | None = None,
     push_allow: tuple[str, ...] = ("127.0.0.1",),
@@ -188,6 +192,8 @@ async def running_harness(
         history_event_bound=history_event_bound,
         retries=retries,
         max_model_calls=max_model_calls,
+        max_task_tokens=max_task_tokens,
+        prices=prices,
     )
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -347,6 +353,35 @@ async def llm_requests(temporal: Client, task_id: str) -> list[LLMRequest]:
         )
         requests.append(decoded[0].request)
     return requests
+
+
+async def llm_responses(temporal: Client, task_id: str) -> list[LLMResponse]:
+    """Every answer the task's model gave, as recorded in its workflow history, in order."""
+    history = await temporal.get_workflow_handle(task_id).fetch_history()
+    llm_calls = {
+        event.event_id
+        for event in history.events
+        if event.HasField("activity_task_scheduled_event_attributes")
+        and event.activity_task_scheduled_event_attributes.activity_type.name == "invoke_llm"
+    }
+    responses: list[LLMResponse] = []
+    for event in history.events:
+        done = event.activity_task_completed_event_attributes
+        if event.HasField("activity_task_completed_event_attributes") and (
+            done.scheduled_event_id in llm_calls
+        ):
+            decoded = await temporal.data_converter.decode(
+                list(done.result.payloads), [LLMResponse]
+            )
+            responses.append(decoded[0])
+    return responses
+
+
+def ext_as_set(task: Task) -> TaskExtensionData | None:
+    """The task's extension data without the usage the server counts in it: what its
+    client and the harness set."""
+    ext = ext_of(task)
+    return None if ext is None else ext.model_copy(update={"usage": None})
 
 
 def tool_output(text: str) -> str:

@@ -71,6 +71,10 @@ class LoopConfig(BaseModel, extra="forbid", frozen=True):
     max_model_calls: int = Field(default=100, ge=1)
     """A task whose model has been called this often without finishing fails, saying so: a
     model that never stops calling tools cannot run (and bill) forever."""
+    max_task_tokens: int | None = Field(default=None, ge=1)
+    """A task whose model calls (input plus output tokens, with those of its sub-tasks on
+    this harness) used more tokens fails, saying so, and its sub-tasks are cancelled.
+    None: no budget."""
 
 
 class HeartbeatConfig(BaseModel, extra="forbid", frozen=True):

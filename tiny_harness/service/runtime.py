@@ -192,6 +192,8 @@ def _gateway(settings: Settings, connection: TemporalConnection, store: Store) -
         store=store,
         retries=settings.retries,
         max_model_calls=settings.loop.max_model_calls,
+        max_task_tokens=settings.loop.max_task_tokens,
+        prices=settings.model.prices,
     )
 
 

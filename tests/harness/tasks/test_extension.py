@@ -46,6 +46,7 @@ from tiny_harness.harness.tasks.extension import (
 )
 from tiny_harness.harness.tasks.extension_schemas import SCHEMA_DIR, drift, main, rendered_schemas
 from tiny_harness.harness.tasks.plan import Plan, Step
+from tiny_harness.harness.tasks.usage import TaskUsage, UsageTotals
 
 
 def full_ext() -> TaskExtensionData:
@@ -329,3 +330,14 @@ def test_a_later_envelope_changes_only_the_fields_its_sender_set() -> None:
     merge_ext(task, received.payload)
 
     assert ext_of(task) == TaskExtensionData(name="shirt", goal="order one", description="size M")
+
+
+def test_a_client_cannot_set_or_clear_the_usage_the_server_counts() -> None:
+    counted = TaskUsage(own=UsageTotals(model_calls=3, input_tokens=900, output_tokens=40))
+    task = Task(id="t")
+    with_ext(task, TaskExtensionData(name="shirt", usage=counted))
+
+    merge_ext(task, TaskExtensionData(usage=TaskUsage(), description="size M"))
+    merge_ext(task, TaskExtensionData(usage=None))
+
+    assert ext_of(task) == TaskExtensionData(name="shirt", description="size M", usage=counted)

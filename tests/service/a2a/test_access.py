@@ -34,6 +34,7 @@ from tests.support import (
     RunningHarness,
     as_participant,
     collect,
+    ext_as_set,
     running_harness,
     send_request,
     states,
@@ -158,7 +159,7 @@ async def test_the_participant_who_started_a_task_is_its_admin_and_can_use_it(
             client.send_message(send_request("M", task_id=task.id), context=ALICE)
         )
 
-    assert ext_of(seen) == TaskExtensionData(
+    assert ext_as_set(seen) == TaskExtensionData(
         participants=(
             Participant(id="alice", kind="human", role=ParticipantRole.ADMIN, display_name="alice"),
         )

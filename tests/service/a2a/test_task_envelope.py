@@ -24,6 +24,7 @@ from tests.support import (
     BINDINGS,
     RunningHarness,
     collect,
+    ext_as_set,
     running_harness,
     user_message,
 )
@@ -33,7 +34,6 @@ from tiny_harness.harness.tasks.extension import (
     EventEnvelope,
     TaskExtensionData,
     envelope_part,
-    ext_of,
 )
 
 ASKS = ASKS_WHICH_SIZE
@@ -73,7 +73,9 @@ async def test_a_task_envelope_is_kept_in_the_task_metadata_and_updated_by_a_lat
         await send(h, later, binding)
         task = await (await h.client(binding)).get_task(GetTaskRequest(id=task_id))
 
-    assert ext_of(task) == TaskExtensionData(name="shirt", goal="order one", description="size M")
+    assert ext_as_set(task) == TaskExtensionData(
+        name="shirt", goal="order one", description="size M"
+    )
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,7 @@ from tests.support import (
     capture_debug,
     collect,
     delegating_to,
+    ext_as_set,
     llm_requests,
     running_harness,
     send_request,
@@ -140,7 +141,7 @@ async def test_a_question_of_the_child_is_answered_through_the_parent(
     ]
     # The child harness advertises the task extension: the brief's fields reached its task
     # apart, and as a brief to another agent (not `self`), without the parent's details.
-    assert ext_of(remote) == TaskExtensionData(
+    assert ext_as_set(remote) == TaskExtensionData(
         name="shirt",
         goal="order a shirt",
         # The remote task belongs to the participant the stand-in delegated as.
@@ -381,7 +382,7 @@ async def test_a_sub_task_for_self_carries_the_full_brief_in_its_task_envelope(
 
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
     assert (final.state, final.text) == (TaskState.TASK_STATE_COMPLETED, "Ordered: #42")
-    assert ext_of(child) == TaskExtensionData(
+    assert ext_as_set(child) == TaskExtensionData(
         name="shirt",
         goal="order a shirt",
         description="size M, blue",

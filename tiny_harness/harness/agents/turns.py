@@ -15,7 +15,10 @@ from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import StreamResponse, Task, TaskState, TaskStatus
 from pydantic import BaseModel
 
+from tiny_harness.errors import TaskExtensionError
 from tiny_harness.harness.tasks import states as task_states
+from tiny_harness.harness.tasks.extension import ext_of
+from tiny_harness.harness.tasks.usage import UsageTotals
 
 
 class RemoteTurn(BaseModel, frozen=True):
@@ -24,6 +27,9 @@ class RemoteTurn(BaseModel, frozen=True):
     remote_task_id: str
     state: int
     text: str = ""
+    usage: UsageTotals | None = None
+    """What the task used, as its harness reported it: only set for a task that ended on
+    this harness (the stand-in reads it), so it counts toward the parent's usage."""
 
     @property
     def final(self) -> bool:
@@ -56,6 +62,16 @@ def turn_of_task(task: Task, *, known_text: str = "") -> RemoteTurn:
     if not text and task.status.state in task_states.FINAL:
         text = "\n".join(filter(None, (get_artifact_text(a) for a in task.artifacts)))
     return RemoteTurn(remote_task_id=task.id, state=task.status.state, text=text or known_text)
+
+
+def usage_of(task: Task) -> UsageTotals | None:
+    """The totals a harness's task reports in its extension (its sub-tasks' included);
+    None when it reports none."""
+    try:
+        ext = ext_of(task)
+    except TaskExtensionError:
+        return None
+    return None if ext is None or ext.usage is None else ext.usage.total
 
 
 def turn_of_event(event: StreamResponse, known: RemoteTurn | None) -> RemoteTurn | None:

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import AnyHttpUrl, BaseModel, Field, SecretStr
 
+from tiny_harness.harness.models.prices import ModelPrice
+
 
 class ModelConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
     """Which language model drives the agent loop."""
@@ -28,3 +30,6 @@ class ModelConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=T
     from the config file is resolved against the config file's directory."""
     api_key: SecretStr | None = None
     """Provider API key. Secret: environment only (``TINY_HARNESS_MODEL__API_KEY``)."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """US dollars per million tokens, by model name (a name also prices the dated names
+    that start with it), so each task's usage carries its cost. Empty: no cost is counted."""

@@ -35,6 +35,7 @@ from pydantic_core import ErrorDetails
 from tiny_harness.errors import PlanError, TaskExtensionError
 from tiny_harness.harness.protocol.data_parts import describe, typed_parts, typed_value
 from tiny_harness.harness.tasks.plan import Plan
+from tiny_harness.harness.tasks.usage import TaskUsage
 
 TASK_EXTENSION_URI: Final = "https://madarauchiha-314.github.io/tiny-harness/a2a/ext/task/v1"
 TASK_EXT_KEY: Final = "io.github.madarauchiha-314.tiny-harness/task"
@@ -136,6 +137,13 @@ class TaskExtensionData(BaseModel):
     """The model the task runs on (a delegated task inherits its parent's); null: default."""
     reasoning_effort: Literal["low", "medium", "high"] | None = None
     """How hard the model should think; null: the model's default."""
+    usage: TaskUsage | None = None
+    """What the task used so far (calls, tokens, cost); set by the server, null before its
+    first call. A client's value is ignored."""
+
+
+SERVER_OWNED: Final = frozenset({"usage"})
+"""Extension fields only the server sets: `merge_ext` keeps them whatever an update says."""
 
 
 class TaskEnvelope(BaseModel):
@@ -287,12 +295,11 @@ def claim(task: Task, message: Message) -> None:
 
 def merge_ext(task: Task, update: TaskExtensionData) -> None:
     """Fold `update` into the task's extension data: each field `update` sets replaces the
-    stored one, the rest are kept (the first update creates the data)."""
-    current = ext_of(task)
-    if current is not None:
-        fields = {name: getattr(update, name) for name in update.model_fields_set}
-        update = current.model_copy(update=fields)
-    with_ext(task, update)
+    stored one, the rest are kept (the first update creates the data). The fields in
+    `SERVER_OWNED` are never taken from `update`."""
+    current = ext_of(task) or TaskExtensionData()
+    fields = {n: getattr(update, n) for n in update.model_fields_set if n not in SERVER_OWNED}
+    with_ext(task, current.model_copy(update=fields))
 
 
 def link_sub_task(task: Task, ref: TaskRef) -> None:

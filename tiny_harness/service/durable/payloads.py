@@ -13,11 +13,13 @@ from pydantic import BaseModel, Field
 from tiny_harness.harness.context.compaction import CompactionRecord
 from tiny_harness.harness.context.window import UsageMark
 from tiny_harness.harness.models.llm import InputItem, LLMRequest, UserItem
+from tiny_harness.harness.models.prices import ModelPrice
 from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
 from tiny_harness.harness.settings.retry import RetryPolicies
 from tiny_harness.harness.tasks.extension import TaskExtensionData
 from tiny_harness.harness.tasks.plan import Plan
+from tiny_harness.harness.tasks.usage import TaskUsage, UsageTotals
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolDefinition
 from tiny_harness.service.durable.remote_payloads import Assignment
 
@@ -67,6 +69,8 @@ class SubtaskRow(BaseModel, frozen=True):
     """The state the parent's model was last told of."""
     assignee: str | None = None
     """Set for a task assigned to a participant (`local_id` is then the task's id)."""
+    usage: UsageTotals | None = None
+    """What the sub-task used, once it reported it (only a sub-task on this harness does)."""
 
 
 class TaskRun(BaseModel):
@@ -94,6 +98,8 @@ class TaskRun(BaseModel):
     principal: str = ""
     """The sender of the newest message taken in: whose request the model acts on, and
     whose role decides a role change it asks for ("" for anonymous)."""
+    usage: TaskUsage = TaskUsage()
+    """The task's calls, tokens and cost so far, its sub-tasks' apart."""
 
     @property
     def next_seq(self) -> int:
@@ -110,6 +116,10 @@ class TaskStart(BaseModel, frozen=True):
     retries: RetryPolicies = RetryPolicies()
     max_model_calls: int = Field(default=100, ge=1)
     """The task fails once its model has been called this often without finishing."""
+    max_task_tokens: int | None = Field(default=None, ge=1)
+    """The task fails once it (with its sub-tasks on this harness) used more tokens."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Prices per model name, for the task's cost (none: no cost is counted)."""
     assignment: Assignment | None = None
     """Set for a task assigned to a participant: they do the work, not the model."""
     carried: TaskRun | None = None

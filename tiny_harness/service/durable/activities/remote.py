@@ -22,12 +22,12 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Final
 
 from a2a.helpers import new_text_message
-from a2a.types import Role, StreamResponse, TaskState, TaskStatus
+from a2a.types import Role, StreamResponse, Task, TaskState, TaskStatus
 from temporalio import activity
 
 from tiny_harness.errors import AgentError
-from tiny_harness.harness.agents.agent import Agent
-from tiny_harness.harness.agents.turns import RemoteTurn, turn_of_event, turn_of_task
+from tiny_harness.harness.agents.agent import SELF_AGENT_ID, Agent
+from tiny_harness.harness.agents.turns import RemoteTurn, turn_of_event, turn_of_task, usage_of
 from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.service.a2a.doorbell import push_url, token_digest
 from tiny_harness.service.durable.activities.beats import heartbeating
@@ -82,6 +82,19 @@ def _stamp(status: TaskStatus) -> tuple[int, int] | None:
     return status.timestamp.seconds, status.timestamp.nanos
 
 
+async def _counted(
+    agent: Agent, agent_id: str, participant: str, turn: RemoteTurn, task: Task | None = None
+) -> RemoteTurn:
+    """`turn`, and when it is the end of a sub-task on this harness (agent `self`), the
+    usage that task reports, read from `task` or a GetTask: it counts toward the parent's.
+    Another agent's figures are not this harness's to count, so they are not read."""
+    if agent_id != SELF_AGENT_ID or not turn.final:
+        return turn
+    if task is None:
+        task = await agent.get_task(turn.remote_task_id, participant=participant)
+    return turn.model_copy(update={"usage": usage_of(task)})
+
+
 class RemoteActivities:
     """The stand-in's activity bodies, bound to one worker's `Harness`."""
 
@@ -112,7 +125,7 @@ class RemoteActivities:
             turn.remote_task_id,
             turn.state_name,
         )
-        return turn
+        return await _counted(agent, data.agent, data.participant, turn)
 
     @activity.defn(name="send_remote_reply")
     async def send_remote_reply(self, data: ReplyInput) -> RemoteTurn:
@@ -124,14 +137,14 @@ class RemoteActivities:
         stream = agent.send_message(message, participant=call.participant)
         async with heartbeating():
             turn = await _first_turn(stream, lambda t: t.state != data.known.state)
-        return turn or data.known
+        return await _counted(agent, call.agent, call.participant, turn or data.known)
 
     @activity.defn(name="get_remote_task")
     async def get_remote_task(self, data: RemoteCall) -> RemoteTurn:
         """GetTask on the remote task."""
         agent = await self._agent(data.agent)
         task = await agent.get_task(data.remote_task_id, participant=data.participant)
-        return turn_of_task(task)
+        return await _counted(agent, data.agent, data.participant, turn_of_task(task), task)
 
     @activity.defn(name="follow_remote_task")
     async def follow_remote_task(self, data: FollowInput) -> FollowOutput:
@@ -152,6 +165,7 @@ class RemoteActivities:
                     logger.info("sub-task %s: follow stream failed: %s", call.local_id, error.code)
                     turn = None
                 if turn is not None:
+                    turn = await _counted(agent, call.agent, call.participant, turn)
                     return FollowOutput(changed=True, turn=turn)
                 await asyncio.sleep(agent.follow_interval.total_seconds())
         return FollowOutput(changed=False)
@@ -188,7 +202,7 @@ class RemoteActivities:
         """CancelTask on the remote task; the task as the agent answers."""
         agent = await self._agent(data.agent)
         task = await agent.cancel_task(data.remote_task_id, participant=data.participant)
-        return turn_of_task(task)
+        return await _counted(agent, data.agent, data.participant, turn_of_task(task), task)
 
     @activity.defn(name="register_remote_push")
     async def register_remote_push(self, data: RemoteCall) -> RemoteWatch:

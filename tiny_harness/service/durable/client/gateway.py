@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from datetime import timedelta
 
 from a2a.types import Message
@@ -33,6 +34,7 @@ from tiny_harness.errors import (
     UnknownTaskError,
     WatchUnavailableError,
 )
+from tiny_harness.harness.models.prices import ModelPrice
 from tiny_harness.harness.persistence.store import Store, TaskRecord
 from tiny_harness.harness.settings.retry import RetryPolicies
 from tiny_harness.harness.tasks.states import FINAL
@@ -68,6 +70,8 @@ class TaskGateway:
         history_event_bound: int = 10_000,
         retries: RetryPolicies | None = None,
         max_model_calls: int = 100,
+        max_task_tokens: int | None = None,
+        prices: Mapping[str, ModelPrice] | None = None,
     ) -> None:
         self._client = client
         self._task_queue = task_queue
@@ -75,6 +79,8 @@ class TaskGateway:
         self._history_event_bound = history_event_bound
         self._retries = retries or RetryPolicies()
         self._max_model_calls = max_model_calls
+        self._max_task_tokens = max_task_tokens
+        self._prices = dict(prices or {})
 
     @property
     def store(self) -> Store:
@@ -92,6 +98,8 @@ class TaskGateway:
                 history_event_bound=self._history_event_bound,
                 retries=self._retries,
                 max_model_calls=self._max_model_calls,
+                max_task_tokens=self._max_task_tokens,
+                prices=self._prices,
             ),
             id=task_id,
             task_queue=self._task_queue,

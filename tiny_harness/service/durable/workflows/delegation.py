@@ -185,7 +185,12 @@ class Delegation:
             # The remote task's id is known from its first report: the task now lists it.
             link_sub_task(self._run.task, TaskRef(task_id=turn.remote_task_id, agent=row.agent))
         row = row.model_copy(
-            update={"state": turn.state, "text": turn.text, "remote_task_id": turn.remote_task_id}
+            update={
+                "state": turn.state,
+                "text": turn.text,
+                "remote_task_id": turn.remote_task_id,
+                "usage": turn.usage or row.usage,
+            }
         )
         if turn.state in _TOLD and (turn.state != told or turn.state in PAUSED):
             row = row.model_copy(update={"told_state": turn.state})

@@ -65,6 +65,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.workflows.delegation import Delegation
     from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
     from tiny_harness.service.durable.workflows.inbox import Inbox
+    from tiny_harness.service.durable.workflows.metering import Meter
     from tiny_harness.service.durable.workflows.narrator import Narrator
     from tiny_harness.service.durable.workflows.snapshots import SnapshotWriter
     from tiny_harness.service.durable.workflows.task_log import TaskLog
@@ -120,6 +121,7 @@ class TaskWorkflow:
         self._compactor = Compactor(start, self._run, self._attempts, self._snapshots)
         self._delegation = Delegation(start, self._run)
         self._inbox = Inbox(self._run, self._delegation)
+        self._meter = Meter(start, self._run)
         self._tools = ToolRunner(
             start,
             self._run,
@@ -174,13 +176,16 @@ class TaskWorkflow:
                 await self._roll_over()
             self._take_notes()
             if self._run.llm_calls >= self._start.max_model_calls:
-                self._narrator.fail(
+                await self._stop(
                     f"The model was called {self._run.llm_calls} times without finishing the "
                     f"task (the limit is loop.max_model_calls = {self._start.max_model_calls})."
                 )
-                await self._delegation.cancel_all()
+                return
+            if await self._stopped_over_budget():
                 return
             response = await self._call_llm()
+            if await self._stopped_over_budget():
+                return
             if not response.tool_calls and self._delegation.unresolved:
                 # The task cannot complete before its sub-tasks: wait for news of them.
                 if response.output_text:
@@ -194,6 +199,7 @@ class TaskWorkflow:
                 return
             for call in response.tool_calls:
                 await self._tools.run(call)
+                self._meter.tool_call()
             self._record(read_model.state_record(self._run, workflow.now()))
             if self._run.pending_question is not None:
                 await self._wait_for_reply()
@@ -220,6 +226,7 @@ class TaskWorkflow:
         policy = self._start.retries.for_activity("invoke_llm")
         response = await self._attempts.run("invoke_llm", policy, attempt_once)
         self._run.llm_calls += 1
+        self._meter.model_call(response)
         self._run.usage_mark = UsageMark.of(request, response.usage)
         self._run.conversation.append(
             AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
@@ -227,6 +234,18 @@ class TaskWorkflow:
         if response.tool_calls and response.output_text:
             self._narrator.say(response.output_text)
         return response
+
+    async def _stop(self, reason: str) -> None:
+        """Fail the task with `reason`, cancelling its sub-tasks."""
+        self._narrator.fail(reason)
+        await self._delegation.cancel_all()
+
+    async def _stopped_over_budget(self) -> bool:
+        """Stop the task when its tokens (its sub-tasks' included) passed its budget."""
+        reason = self._meter.over_budget()
+        if reason is not None:
+            await self._stop(reason)
+        return reason is not None
 
     def _assemble_input(self) -> AssembleInput:
         return AssembleInput(
@@ -400,6 +419,7 @@ class TaskWorkflow:
         """A stand-in reports its sub-task's newest turn; a change of its state is told on
         this task too, with the extension data that lists it."""
         news = self._delegation.changed(update)
+        self._meter.sub_tasks([row.usage for row in self._run.subtasks if row.usage is not None])
         ext = ext_of(self._run.task)
         if news is not None and ext is not None:
             self._narrator.note(news, extra=[ext_part(ext)])
