@@ -76,7 +76,11 @@ async def _temporal(
         # On the client only: a worker built on it takes its interceptors (NOTES N9).
         interceptors.append(TracingInterceptor(telemetry.tracer))
     connection = await connect(
-        settings.temporal, settings.data_dir, stack, interceptors=interceptors
+        settings.temporal,
+        settings.data_dir,
+        stack,
+        interceptors=interceptors,
+        redactor=_redactor(settings),
     )
     kind = "embedded dev server" if connection.embedded else "cluster"
     logger.info(
@@ -115,7 +119,7 @@ async def run_worker(settings: Settings) -> None:
         worker = build_worker(
             connection.client,
             task_queue=settings.temporal.task_queue,
-            activities=TaskActivities(harness),
+            activities=TaskActivities(harness, redactor=_redactor(settings)),
             heartbeat=_heartbeat_activities(settings, connection, harness),
             push_base_url=_push_base(settings),
             push=outbound.activities,
@@ -266,7 +270,7 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     worker = build_worker(
         connection.client,
         task_queue=task_queue,
-        activities=TaskActivities(harness),
+        activities=TaskActivities(harness, redactor=_redactor(settings)),
         heartbeat=_heartbeat_activities(settings, connection, harness),
         push_base_url=base,
         push=outbound.activities,

@@ -8,6 +8,8 @@ Its executor answers by the text of the message:
     "auth"    AUTH_REQUIRED "sign in"; the reply completes it the same way
     "odd"     COMPLETED with an artifact of parts of every kind: HTML text, a file's
               bytes, a file's URL, JSON data
+    "leak"    COMPLETED with the status message `plain_agent(leak=...)` gave it (a
+              brief whose goal is "leak" too): a careless agent's credentials
     other     WORKING, then COMPLETED with "echo: <text>"
 
 `Recorder`, an ASGI middleware in front of the routes, keeps each request's path, JSON-RPC
@@ -56,6 +58,9 @@ REST_PREFIX = "/rest"
 class PlainExecutor(AgentExecutor):
     """Echoes, asks, or holds a task open until it is cancelled (see the module)."""
 
+    def __init__(self, leak: str = "") -> None:
+        self._leak = leak
+
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         task = context.current_task
         if task is None:
@@ -75,6 +80,8 @@ class PlainExecutor(AgentExecutor):
             await asyncio.Event().wait()  # until the framework cancels this execution
         elif text == "auth" or text.endswith("Goal: auth"):
             await updater.requires_auth(updater.new_agent_message([new_text_part("sign in")]))
+        elif text == "leak" or text.endswith("Goal: leak"):
+            await updater.complete(updater.new_agent_message([new_text_part(self._leak)]))
         elif text == "odd":
             await updater.add_artifact(odd_parts(), name="odd parts")
             await updater.complete()
@@ -216,10 +223,12 @@ async def plain_agent(
     push_store: bool = False,
     push_sender: bool = False,
     card: Callable[[str], AgentCard] = plain_card,
+    leak: str = "",
 ) -> AsyncIterator[PlainAgent]:
     """Serve a plain agent on 127.0.0.1 whose card `card(url)` builds; `push_store` gives
     it a push-config store (the card must still advertise push for the SDK to use it), and
-    `push_sender` the SDK's own sender, which POSTs task events to the registered URLs."""
+    `push_sender` the SDK's own sender, which POSTs task events to the registered URLs;
+    `leak` is the status message a "leak" task completes with."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     agent_card = card(url)
@@ -229,7 +238,7 @@ async def plain_agent(
         BasePushNotificationSender(pusher, store) if push_sender and store is not None else None
     )
     handler = DefaultRequestHandler(
-        agent_executor=PlainExecutor(),
+        agent_executor=PlainExecutor(leak),
         task_store=InMemoryTaskStore(),
         agent_card=agent_card,
         push_config_store=store,

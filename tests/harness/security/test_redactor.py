@@ -10,7 +10,7 @@ from a2a.helpers import new_text_message
 from a2a.types import Message, Part, Role
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Struct, Value
-from pydantic import SecretStr
+from pydantic import BaseModel, JsonValue, SecretStr
 
 import tiny_harness.harness.security as security
 from tiny_harness.harness.security import Redactor, mask
@@ -201,3 +201,35 @@ def test_message_without_credentials_is_an_equal_copy() -> None:
     assert redacted.masked == 0
     assert redacted.value == message
     assert redacted.value is not message
+
+
+def test_json_masks_every_string_and_credential_fields_and_keeps_the_rest() -> None:
+    value: JsonValue = {
+        "conversation": [{"text": f"use {GITHUB_TOKEN}"}, {"text": "hello"}],
+        "api_key": "plain-looking-value",
+        "count": 3,
+        "ok": True,
+        "nothing": None,
+        GITHUB_TOKEN: "keys are not scanned",
+    }
+    redacted = REDACTOR.counted_json(value)
+    assert redacted.masked == 2
+    assert redacted.value == {
+        "conversation": [{"text": f"use {mask('github-token')}"}, {"text": "hello"}],
+        "api_key": mask("credential-field"),
+        "count": 3,
+        "ok": True,
+        "nothing": None,
+        GITHUB_TOKEN: "keys are not scanned",
+    }
+
+
+def test_a_model_with_nothing_to_mask_is_returned_as_it_is() -> None:
+    class Note(BaseModel):
+        text: str
+
+    clean = Note(text="nothing secret")
+    leaky = Note(text=f"key {AWS_KEY_ID}")
+    assert REDACTOR.model(clean) is clean
+    assert REDACTOR.model(leaky) == Note(text=f"key {mask('aws-access-key-id')}")
+    assert leaky.text == f"key {AWS_KEY_ID}"  # the original is left alone

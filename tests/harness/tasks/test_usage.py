@@ -30,7 +30,8 @@ def test_calls_add_their_tokens_and_costs() -> None:
 def test_an_unpriced_call_is_counted_apart_and_leaves_the_known_cost_as_it_was() -> None:
     priced = UsageTotals().plus_call(Usage(input_tokens=10), 0.1)
     both = priced.plus_call(Usage(input_tokens=10), None)
-    assert (both.cost_usd, both.unpriced_calls) == (pytest.approx(0.1), 1)
+    assert both.cost_usd == pytest.approx(0.1)
+    assert both.unpriced_calls == 1
     assert UsageTotals().plus_call(Usage(input_tokens=10), None).cost_usd is None
 
 
@@ -38,5 +39,6 @@ def test_a_task_total_holds_its_own_and_its_sub_tasks_usage() -> None:
     own = UsageTotals().plus_call(Usage(input_tokens=100, output_tokens=10), None)
     child = UsageTotals().plus_call(Usage(input_tokens=40, output_tokens=4), 0.01)
     total = TaskUsage(own=own, sub_tasks=child).total
-    assert (total.model_calls, total.tokens, total.cost_usd) == (2, 154, pytest.approx(0.01))
+    assert (total.model_calls, total.tokens) == (2, 154)
+    assert total.cost_usd == pytest.approx(0.01)
     assert total.unpriced_calls == 1

@@ -64,6 +64,8 @@ class Receiver:
     url: str = ""
     spans: list[ReceivedSpan] = field(default_factory=list[ReceivedSpan])
     points: list[ReceivedPoint] = field(default_factory=list[ReceivedPoint])
+    bodies: list[bytes] = field(default_factory=list[bytes])
+    """Every export request as it arrived (traces and metrics), for a search of its bytes."""
     requests: int = 0
     arrived: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -134,8 +136,10 @@ async def otlp_receiver() -> AsyncIterator[Receiver]:
     receiver = Receiver()
 
     async def traces(request: Request) -> Response:
-        decoded = ExportTraceServiceRequest.FromString(await request.body())
+        body = await request.body()
+        decoded = ExportTraceServiceRequest.FromString(body)
         async with receiver.arrived:
+            receiver.bodies.append(body)
             receiver.requests += 1
             receiver.spans.extend(_spans(decoded))
             receiver.arrived.notify_all()
@@ -145,8 +149,10 @@ async def otlp_receiver() -> AsyncIterator[Receiver]:
         )
 
     async def metrics(request: Request) -> Response:
-        decoded = ExportMetricsServiceRequest.FromString(await request.body())
+        body = await request.body()
+        decoded = ExportMetricsServiceRequest.FromString(body)
         async with receiver.arrived:
+            receiver.bodies.append(body)
             receiver.points.extend(_points(decoded))
             receiver.arrived.notify_all()
         return Response(

@@ -1,8 +1,9 @@
 """`Redactor`: masks credential-shaped values in text and in A2A messages.
 
-It runs where untrusted input becomes a record (first at A2A ingress, so the update argument
-in Temporal history never holds a credential; abuse case 6). What it masks, each replaced
-by `[redacted:<kind>]` so a reader sees what was there without the value:
+It runs wherever something is recorded (abuse case 6): at A2A ingress, on every Temporal
+payload (the codec in service/durable/redaction.py), on every store record, on every log
+line and span attribute. What it masks, each replaced by `[redacted:<kind>]` so a reader
+sees what was there without the value:
 
     configured secrets      any occurrence of a value given to the constructor (8+ chars)
     private keys            PEM `-----BEGIN ... PRIVATE KEY-----` blocks
@@ -17,7 +18,9 @@ In a message: every text part, every string inside data parts and metadata (recu
 a field whose name says it is a credential, such as `api_key`, is masked whatever its
 value), file names, a raw part that is UTF-8 text, and URLs (their userinfo and credential
 query values, percent-encoded so the URL stays valid). Identifiers (message, task and
-context ids) are left alone. Pure, deterministic, no I/O; patterns are precompiled.
+context ids) are left alone. In a JSON value (`counted_json`: what the Temporal payload
+codec and the store write): every string, and by field name as in data parts. Pure,
+deterministic, no I/O; patterns are precompiled.
 
 Limits: it is a pattern matcher, so it cannot catch a credential with no recognisable shape
 or context (a bare random password in prose, a token in a URL path, a vendor whose format it
@@ -38,7 +41,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from a2a.types import Message, Part
 from google.protobuf.struct_pb2 import Struct, Value
-from pydantic import SecretStr
+from pydantic import BaseModel, JsonValue, SecretStr
 
 from tiny_harness.harness.security.shapes import (
     CREDENTIAL_PARAMETERS,
@@ -107,6 +110,34 @@ class Redactor:
         for part in copy.parts:
             masked += self._part(part)
         return Redacted(copy, masked)
+
+    def counted_json(self, value: JsonValue) -> Redacted[JsonValue]:
+        """A redacted copy of a JSON value: every string in it masked as text, and the
+        string of a field named as a credential (`api_key`) masked whatever it is; keys
+        are left alone. How many credentials were masked."""
+        if isinstance(value, str):
+            text = self.counted_text(value)
+            return Redacted(text.value, text.masked)
+        if isinstance(value, list):
+            items = [self.counted_json(item) for item in value]
+            return Redacted([i.value for i in items], sum(i.masked for i in items))
+        if isinstance(value, dict):
+            fields: dict[str, JsonValue] = {}
+            masked = 0
+            for name, item in value.items():
+                if isinstance(item, str) and _masks_string_by_name(name, item):
+                    fields[name], masked = mask("credential-field"), masked + 1
+                    continue
+                redacted = self.counted_json(item)
+                fields[name], masked = redacted.value, masked + redacted.masked
+            return Redacted(fields, masked)
+        return Redacted(value, 0)
+
+    def model[M: BaseModel](self, value: M) -> M:
+        """`value` itself when nothing in its JSON form is a credential, else a copy built
+        from its masked JSON form (a record about to be stored, say)."""
+        redacted = self.counted_json(value.model_dump(mode="json"))
+        return value if not redacted.masked else type(value).model_validate(redacted.value)
 
     # ---- message parts: each redacts in place (on the copy) and returns its count ------
 
@@ -194,5 +225,8 @@ class Redactor:
 
 def _masks_by_name(name: str, value: Value) -> bool:
     """A non-empty string in a field named as a credential (`api_key`, `password`)."""
-    text = value.string_value
+    return _masks_string_by_name(name, value.string_value)
+
+
+def _masks_string_by_name(name: str, text: str) -> bool:
     return bool(text) and not text.startswith(MASKED) and sensitive_name(name)

