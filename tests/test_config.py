@@ -19,6 +19,7 @@ from tiny_harness.config import (
 )
 from tiny_harness.config.o11y import otlp_headers
 from tiny_harness.errors import ConfigError
+from tiny_harness.harness.models.prices import ModelPrice
 
 SECRET_VALUE = "sk-do-not-print-me-4242"
 
@@ -673,3 +674,25 @@ def test_a_malformed_otlp_header_names_the_variable_and_not_the_value() -> None:
     assert refused.value.variable == "TINY_HARNESS_O11Y__OTLP_HEADERS"
     assert "pair 1 is not name=value" in refused.value.message
     assert "s3cr3t" not in str(refused.value)
+
+
+def test_model_prices_and_the_token_budget_are_read_from_the_file_and_environment(
+    tmp_path: Path,
+) -> None:
+    config = write_toml(
+        tmp_path, '[model.prices."gpt-4o"]\ninput = 2.5\ncached = 1.25\noutput = 10.0\n'
+    )
+
+    settings = load_settings(config, environ={"TINY_HARNESS_LOOP__MAX_TASK_TOKENS": "50000"})
+
+    assert settings.model.prices == {"gpt-4o": ModelPrice(input=2.5, cached=1.25, output=10.0)}
+    assert settings.loop.max_task_tokens == 50_000
+
+
+def test_a_negative_price_names_the_dotted_key(tmp_path: Path) -> None:
+    config = write_toml(tmp_path, '[model.prices."gpt-4o"]\ninput = -1\noutput = 10.0\n')
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, environ={})
+
+    assert caught.value.variable == "model.prices.gpt-4o.input"
