@@ -139,6 +139,7 @@ async def test_credentials_from_every_source_are_recorded_nowhere(
     exported = b"".join(collector.bodies)
     logs = "\n".join(serve.lines)
     assert "DEBUG" in logs
+    assert "tool.invoked vault.keys.read_config: ok" in logs  # one record per operation
     assert len(spans) > 10
     for source, needle in needles().items():
         for workflow_id, history in recorded.items():

@@ -45,6 +45,8 @@ from tiny_harness.service.heartbeat.schedule import HeartbeatMonitor, ensure_hea
 from tiny_harness.service.http import HttpServer, free_port
 from tiny_harness.service.local_cards import LOCAL_CARDS
 from tiny_harness.service.notifications.outbound import Outbound, open_outbound
+from tiny_harness.service.o11y.counters import Counters
+from tiny_harness.service.o11y.operation_log import OperationLog
 from tiny_harness.service.web_ui import CHECKOUT_BUILD, UI_PATH, WebUi
 
 if TYPE_CHECKING:  # its SDK is imported only with an OTLP endpoint
@@ -115,7 +117,7 @@ async def run_worker(settings: Settings) -> None:
         card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)
         await register_agents(harness, settings, card, stack)
         gateway = _gateway(settings, connection, store)
-        outbound = await _outbound(settings, connection, gateway, stack)
+        outbound = await _outbound(settings, connection, gateway, stack, _counters(telemetry))
         worker = build_worker(
             connection.client,
             task_queue=settings.temporal.task_queue,
@@ -146,11 +148,12 @@ async def _harness(
     for refused in installation.refused:
         logger.error("plugin refused: %s", refused.message)
     logger.info("plugins: %s", ", ".join(r.plugin for r in installation.reports))
+    harness.hooks.register(OperationLog())
     if telemetry is not None:
         from tiny_harness.service.o11y.metrics import MetricHooks
         from tiny_harness.service.o11y.spans import SpanHooks
 
-        harness.hooks.register(MetricHooks(telemetry.meter, chosen.llm.info))
+        harness.hooks.register(MetricHooks(telemetry.meter, chosen.llm.info, telemetry.counters))
         harness.hooks.register(
             SpanHooks(
                 telemetry.tracer,
@@ -201,8 +204,17 @@ def _gateway(settings: Settings, connection: TemporalConnection, store: Store) -
     )
 
 
+def _counters(telemetry: Telemetry | None) -> Counters:
+    """The telemetry's counters, or no-op ones without telemetry."""
+    return telemetry.counters if telemetry is not None else Counters()
+
+
 async def _outbound(
-    settings: Settings, connection: TemporalConnection, gateway: TaskGateway, stack: AsyncExitStack
+    settings: Settings,
+    connection: TemporalConnection,
+    gateway: TaskGateway,
+    stack: AsyncExitStack,
+    counters: Counters,
 ) -> Outbound:
     """Push to our clients: the encrypted config store (in the store's file), the guard."""
     key = resolve_push_key(
@@ -220,6 +232,7 @@ async def _outbound(
         task_queue=settings.temporal.task_queue,
         allow=settings.push.allow,
         window=settings.push.delivery_window,
+        counters=counters,
     )
 
 
@@ -266,7 +279,7 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     stack.callback(LOCAL_CARDS.announce(urls, card))
     await register_agents(harness, settings, card, stack)
     gateway = _gateway(settings, connection, store)
-    outbound = await _outbound(settings, connection, gateway, stack)
+    outbound = await _outbound(settings, connection, gateway, stack, _counters(telemetry))
     worker = build_worker(
         connection.client,
         task_queue=task_queue,
@@ -284,7 +297,7 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         card,
         max_request_bytes=settings.server.max_request_bytes,
         monitor=monitor,
-        push=PushReceiver(connection.client),
+        push=PushReceiver(connection.client, counters=_counters(telemetry)),
         outbound=outbound.registrations,
         sse_keepalive=settings.server.sse_keepalive,
         rate_limit=RateLimit.of(

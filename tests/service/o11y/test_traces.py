@@ -141,12 +141,19 @@ async def test_a_task_is_one_trace_from_the_request_to_each_model_and_tool_call(
     # Up the tree: the activity, the workflow's scheduling of it, the update-with-start the
     # handler sent, the A2A SDK's own spans, and the server span of the first request.
     lineage = ancestors(chats[0], by_id)
-    assert lineage[:3] == [
+    assert lineage[:4] == [
         "RunActivity:invoke_llm",
         "StartActivity:invoke_llm",
         "StartUpdateWithStartWorkflow:TaskWorkflow",
+        "invoke_agent tiny-harness",
     ]
     assert lineage[-1] == "POST"
+    given = [s for s in ours if s.name == "invoke_agent tiny-harness"]
+    assert len(given) == 2  # the message that started the task, and the reply
+    for task_span in given:
+        assert task_span.attributes["gen_ai.operation.name"] == "invoke_agent"
+        assert task_span.attributes["gen_ai.agent.name"] == "tiny-harness"
+        assert task_span.attributes["gen_ai.conversation.id"] == asked[0].task.context_id
     server = by_id[_root_id(chats[0], by_id)]
     assert server.kind == OTLP_SERVER
     assert server.name == "POST"

@@ -136,7 +136,9 @@ def create_app(
     if push is not None:
         routes.append(_push_route(push))
         push_limit = min(MAX_PUSH_BYTES, max_request_bytes)
-        middleware.insert(0, Middleware(PushBodyLimit, max_bytes=push_limit))
+        middleware.insert(
+            0, Middleware(PushBodyLimit, max_bytes=push_limit, counters=push.counters)
+        )
     if rate_limit is not None:
         middleware.insert(0, Middleware(RateLimitMiddleware, limiter=RateLimiter(rate_limit)))
     routes.append(card_route(card, modified=datetime.now(UTC)))

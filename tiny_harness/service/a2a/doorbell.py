@@ -34,6 +34,7 @@ from tiny_harness.service.a2a.limits import read_capped, replay_body
 
 # The general body limit's own helpers: a push is read the same way, only to a smaller limit.
 from tiny_harness.service.durable.remote_payloads import REMOTE_PUSH_UPDATE, PushIn
+from tiny_harness.service.o11y.counters import Counters
 
 logger = logging.getLogger(__name__)
 
@@ -73,19 +74,27 @@ class PushReceiver:
     (400), then the stand-in's `remote_push` update: any exception at all is 401, success 204.
     """
 
-    def __init__(self, client: Client, *, update_timeout: timedelta = UPDATE_TIMEOUT) -> None:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        update_timeout: timedelta = UPDATE_TIMEOUT,
+        counters: Counters | None = None,
+    ) -> None:
         self._client = client
         self._update_timeout = update_timeout.total_seconds()
+        self.counters = counters or Counters()
+        """Where accepted and refused pushes are counted (`PushBodyLimit` counts there too)."""
 
     async def receive(self, task_id: str, token: str | None, body: bytes) -> int:
         """The HTTP status for a push to the local task `task_id` carrying `token` and `body`."""
         if len(body) > MAX_PUSH_BYTES:
-            return _refused(task_id, "oversized", 413)
+            return self._refused(task_id, "oversized", 413)
         if not token:
-            return _refused(task_id, "no-token", 401)
+            return self._refused(task_id, "no-token", 401)
         push = _parse(body)
         if push is None:
-            return _refused(task_id, "malformed", 400)
+            return self._refused(task_id, "malformed", 400)
         remote_task_id, claimed_state = push
         update = PushIn(
             token_digest=token_digest(token),
@@ -97,8 +106,13 @@ class PushReceiver:
             async with asyncio.timeout(self._update_timeout):
                 await handle.execute_update(REMOTE_PUSH_UPDATE, update, result_type=None)
         except Exception as error:  # noqa: BLE001 - every refusal is one 401; logged below
-            return _refused(task_id, f"refused ({type(error).__name__})", 401)
+            return self._refused(task_id, "unverified", 401, f" ({type(error).__name__})")
+        self.counters.push_received()
         return 204
+
+    def _refused(self, task_id: str, category: str, status: int, detail: str = "") -> int:
+        self.counters.push_received(refused=category)
+        return _refused(task_id, category + detail, status)
 
 
 def _parse(body: bytes) -> tuple[str, int | None] | None:
@@ -139,9 +153,12 @@ class PushBodyLimit:
     only up to the limit. Requests to other paths pass through untouched.
     """
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int = MAX_PUSH_BYTES) -> None:
+    def __init__(
+        self, app: ASGIApp, *, max_bytes: int = MAX_PUSH_BYTES, counters: Counters | None = None
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.counters = counters or Counters()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
@@ -158,5 +175,6 @@ class PushBodyLimit:
         await self.app(scope, replay_body(body, receive), send)
 
     def _refuse(self, task_id: str) -> Response:
+        self.counters.push_received(refused="oversized")
         _refused(task_id, "oversized", 413)
         return Response(status_code=413)

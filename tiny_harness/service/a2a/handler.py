@@ -82,6 +82,7 @@ from tiny_harness.service.admission import AdmittedMessage
 from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.durable.payloads import InboxReceipt, TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
+from tiny_harness.service.o11y.agent_spans import invoke_agent
 from tiny_harness.service.replies import check_reply, send_reply
 
 logger = logging.getLogger(__name__)
@@ -173,16 +174,17 @@ class HarnessRequestHandler(RequestHandler):
         if message.context_id:
             await self._check_context_owner(message.context_id, participant)
         context_id = message.context_id or str(uuid.uuid4())
-        if push is None:
-            return await self._gateway.start(task_id, context_id, message)
-        # Registered first, so a refused config starts no task; its courier reads from
-        # event 0, so it hears the task from the beginning whenever it starts.
-        stored = await self._push.register(push, task_id, cursor=0, final=False)
-        try:
-            return await self._gateway.start(task_id, context_id, message)
-        except BaseException:
-            await self._push.require().delete(task_id, stored.id)
-            raise
+        with invoke_agent(self._card.name, task_id, context_id):
+            if push is None:
+                return await self._gateway.start(task_id, context_id, message)
+            # Registered first, so a refused config starts no task; its courier reads from
+            # event 0, so it hears the task from the beginning whenever it starts.
+            stored = await self._push.register(push, task_id, cursor=0, final=False)
+            try:
+                return await self._gateway.start(task_id, context_id, message)
+            except BaseException:
+                await self._push.require().delete(task_id, stored.id)
+                raise
 
     async def _check_context_owner(self, context_id: str, participant: str) -> None:
         """Refuse a context another participant started, saying nothing of it."""
@@ -208,7 +210,8 @@ class HarnessRequestHandler(RequestHandler):
             raise InvalidParamsError(message=error.message) from error
         if push is not None:
             await self._push.register(push, task_id, cursor=snap.version, final=False)
-        return await send_reply(self._gateway, admitted, datetime.now(UTC))
+        with invoke_agent(self._card.name, task_id, snap.task.context_id):
+            return await send_reply(self._gateway, admitted, datetime.now(UTC))
 
     # ---- tasks -------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.notifications.registrations import PushRegistrations
 from tiny_harness.service.notifications.sender import PushActivities
 from tiny_harness.service.notifications.url_guard import UrlGuard
+from tiny_harness.service.o11y.counters import Counters
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,10 @@ async def open_outbound(
     task_queue: str,
     allow: tuple[str, ...],
     window: timedelta,
+    counters: Counters | None = None,
 ) -> Outbound:
-    """Push for the tasks of `task_queue`; the HTTP client closes with `stack`."""
+    """Push for the tasks of `task_queue`; the HTTP client closes with `stack`. Delivery
+    attempts are counted on `counters`."""
     guard = UrlGuard(allow)
     http = await stack.enter_async_context(
         httpx.AsyncClient(follow_redirects=False, trust_env=False)
@@ -50,5 +53,5 @@ async def open_outbound(
         registrations=PushRegistrations(
             client, task_queue=task_queue, configs=configs, guard=guard, window=window
         ),
-        activities=PushActivities(gateway, configs, guard, http),
+        activities=PushActivities(gateway, configs, guard, http, counters),
     )

@@ -44,6 +44,7 @@ from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.durable.workflows.events import state_of
 from tiny_harness.service.notifications.payloads import DeliveryInput, DeliveryProgress
 from tiny_harness.service.notifications.url_guard import UrlGuard, post_pinned
+from tiny_harness.service.o11y.counters import Counters
 
 logger = logging.getLogger(__name__)
 
@@ -81,11 +82,13 @@ class PushActivities:
         configs: PushConfigStore,
         guard: UrlGuard,
         http: httpx.AsyncClient,
+        counters: Counters | None = None,
     ) -> None:
         self._gateway = gateway
         self._configs = configs
         self._guard = guard
         self._http = http
+        self._counters = counters or Counters()
 
     def all(self) -> list[Callable[[DeliveryInput], Awaitable[DeliveryProgress]]]:
         """Every activity body, for the worker."""
@@ -104,7 +107,12 @@ class PushActivities:
         return run.progress()
 
     async def post(self, config: TaskPushNotificationConfig, event: StreamResponse) -> Verdict:
-        """One attempt to post `event` to `config`'s receiver."""
+        """One attempt to post `event` to `config`'s receiver (counted by its verdict)."""
+        verdict = await self._attempt(config, event)
+        self._counters.push_sent(verdict.value)
+        return verdict
+
+    async def _attempt(self, config: TaskPushNotificationConfig, event: StreamResponse) -> Verdict:
         try:
             async with asyncio.timeout(POST_TIMEOUT_SECONDS):
                 target = await self._guard.check(config.url)

@@ -2,9 +2,13 @@
 
     telemetry.py  the tracer and meter providers and their exporters, one per process
     spans.py      `SpanHooks`, the HookExecutor that turns model and tool calls into spans
-    metrics.py    `MetricHooks`, the same calls as GenAI duration and token histograms
+    metrics.py    `MetricHooks`, the same calls as GenAI duration and token histograms,
+                  and the tasks that reach a final state
+    counters.py   `Counters`: tasks by final state, pushes sent and received
     calls.py      `OpenCalls`: what both hooks hold for a call between its pre and post
     server.py     `TraceMiddleware`, the server span of every A2A request (traceparent in)
+    agent_spans.py `invoke_agent`, the span of a message given to this agent (the task's)
+    operation_log.py `OperationLog`, one structured log record per model and tool call
     logs.py       `LogFormatter`: every log line masked, as text or as JSON with trace ids
 
 Temporal carries the trace between the server, the workflow and its activities

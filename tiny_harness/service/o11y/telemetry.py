@@ -34,6 +34,7 @@ from opentelemetry.trace import Tracer
 from tiny_harness import __version__
 from tiny_harness.config import O11yConfig
 from tiny_harness.config.o11y import otlp_headers
+from tiny_harness.service.o11y.counters import Counters
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +60,8 @@ class Telemetry:
     meter: Meter
     endpoint: str
     """The collector's base URL."""
+    counters: Counters
+    """The harness's own counters, on `meter`."""
 
     def shutdown(self) -> None:
         """Post what is held (bounded by the export timeout) and stop the exporters."""
@@ -94,10 +97,12 @@ def open_telemetry(config: O11yConfig) -> Telemetry | None:
     # Neither the headers nor a user part of the URL: either may carry credentials.
     url = config.otlp_endpoint
     logger.info("o11y: exporting traces and metrics to %s://%s:%s", url.scheme, url.host, url.port)
+    meter = meters.get_meter("tiny_harness", __version__)
     return Telemetry(
         provider,
         meters,
         provider.get_tracer("tiny_harness", __version__),
-        meters.get_meter("tiny_harness", __version__),
+        meter,
         base,
+        Counters(meter),
     )
