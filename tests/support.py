@@ -60,6 +60,7 @@ from tiny_harness.service.heartbeat.activities import HeartbeatActivities
 from tiny_harness.service.heartbeat.schedule import HeartbeatMonitor
 from tiny_harness.service.http import HttpServer, free_port
 from tiny_harness.service.notifications.outbound import open_outbound
+from tiny_harness.service.o11y.counters import Counters
 
 BINDINGS = ("JSONRPC", "HTTP+JSON")
 
@@ -177,6 +178,7 @@ async def running_harness(
     sse_keepalive: timedelta = timedelta(seconds=15),
     rate_limit: RateLimit | None = None,
     channel: A2AChannel | None = None,
+    counters: Counters | None = None,
 ) -> AsyncIterator[RunningHarness]:
     """With `heartbeat`, the worker also runs the heartbeat and `/_monitor` reads the
     schedule `heartbeat.schedule_id` (which the test creates and deletes). Clients' push
@@ -232,7 +234,7 @@ async def running_harness(
             worker = build_worker(
                 temporal,
                 task_queue=task_queue,
-                activities=TaskActivities(harness),
+                activities=TaskActivities(harness, counters=counters),
                 heartbeat=beats,
                 push_base_url=url,
                 push=outbound.activities,

@@ -121,7 +121,9 @@ async def run_worker(settings: Settings) -> None:
         worker = build_worker(
             connection.client,
             task_queue=settings.temporal.task_queue,
-            activities=TaskActivities(harness, redactor=_redactor(settings)),
+            activities=TaskActivities(
+                harness, redactor=_redactor(settings), counters=_counters(telemetry)
+            ),
             heartbeat=_heartbeat_activities(settings, connection, harness),
             push_base_url=_push_base(settings),
             push=outbound.activities,
@@ -153,7 +155,7 @@ async def _harness(
         from tiny_harness.service.o11y.metrics import MetricHooks
         from tiny_harness.service.o11y.spans import SpanHooks
 
-        harness.hooks.register(MetricHooks(telemetry.meter, chosen.llm.info, telemetry.counters))
+        harness.hooks.register(MetricHooks(telemetry.meter, chosen.llm.info))
         harness.hooks.register(
             SpanHooks(
                 telemetry.tracer,
@@ -283,7 +285,9 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     worker = build_worker(
         connection.client,
         task_queue=task_queue,
-        activities=TaskActivities(harness, redactor=_redactor(settings)),
+        activities=TaskActivities(
+            harness, redactor=_redactor(settings), counters=_counters(telemetry)
+        ),
         heartbeat=_heartbeat_activities(settings, connection, harness),
         push_base_url=base,
         push=outbound.activities,

@@ -7,15 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from a2a.types import StreamResponse, TaskPushNotificationConfig, TaskState
+from a2a.types import CancelTaskRequest, StreamResponse, TaskPushNotificationConfig
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from temporalio.client import Client
 
 from tests.service.notifications.receiver import push_receiver
-from tests.support import running_harness
-from tiny_harness.harness.hooks import TaskStateChangedPre
-from tiny_harness.harness.models.llm import LLMModelInfo
+from tests.support import ASKS_WHICH_SIZE, collect, running_harness, send_request
 from tiny_harness.service.a2a.doorbell import PushReceiver
 from tiny_harness.service.notifications.sender import PushActivities
 from tiny_harness.service.notifications.url_guard import UrlGuard
@@ -25,7 +23,6 @@ from tiny_harness.service.o11y.counters import (
     TASKS_ENDED,
     Counters,
 )
-from tiny_harness.service.o11y.metrics import STATE_CHANGED, MetricHooks
 
 type Counts = dict[tuple[tuple[str, object], ...], int]
 
@@ -54,27 +51,24 @@ def counts(reader: InMemoryMetricReader, name: str) -> Counts:
     return found
 
 
-def changed(before: int, after: int) -> TaskStateChangedPre:
-    return TaskStateChangedPre(task_id="t", correlation_id="c", before=before, after=after)
+async def test_a_task_is_counted_once_by_the_final_state_it_reached(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    reader, counters, _ = meter()
+    async with running_harness(temporal_client, tmp_path, ASKS_WHICH_SIZE, counters=counters) as h:
+        client = await h.client()
+        answered = (await collect(client.send_message(send_request("a shirt"))))[0].task.id
+        dropped = (await collect(client.send_message(send_request("a hat"))))[0].task.id
+        waiting = counts(reader, TASKS_ENDED)  # both wait for an answer: neither has ended
+        await collect(client.send_message(send_request("M", task_id=answered)))
+        await client.cancel_task(CancelTaskRequest(id=dropped))
+        for task_id in (answered, dropped):
+            await temporal_client.get_workflow_handle(task_id).result()
 
-
-async def test_only_a_task_reaching_a_final_state_is_counted_by_that_state() -> None:
-    reader, counters, provider = meter()
-    hooks = MetricHooks(
-        provider.get_meter("test"),
-        LLMModelInfo(provider="p", model="m", context_window=1000),
-        counters,
-    )
-    working, asking = TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_INPUT_REQUIRED
-    await hooks.handle(STATE_CHANGED, changed(TaskState.TASK_STATE_SUBMITTED, working))
-    await hooks.handle(STATE_CHANGED, changed(working, asking))
-    await hooks.handle(STATE_CHANGED, changed(asking, TaskState.TASK_STATE_COMPLETED))
-    await hooks.handle(STATE_CHANGED, changed(working, TaskState.TASK_STATE_FAILED))
-    await hooks.handle(STATE_CHANGED, changed(working, TaskState.TASK_STATE_COMPLETED))
-
+    assert waiting == {}
     assert counts(reader, TASKS_ENDED) == {
-        (("tiny_harness.task.state", "TASK_STATE_COMPLETED"),): 2,
-        (("tiny_harness.task.state", "TASK_STATE_FAILED"),): 1,
+        (("tiny_harness.task.state", "TASK_STATE_COMPLETED"),): 1,
+        (("tiny_harness.task.state", "TASK_STATE_CANCELED"),): 1,
     }
 
 

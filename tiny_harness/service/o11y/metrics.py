@@ -10,9 +10,6 @@ Two histograms, named and attributed by the OpenTelemetry GenAI semantic convent
     gen_ai.client.token.usage         ({token})  every model call's input and output tokens
                                                  (gen_ai.token.type `input` or `output`)
 
-It also counts the tasks that reach a final state (`task.state_changed.pre`, on
-`Counters`: `tiny_harness.tasks.ended`).
-
 A call's duration runs from its pre point to its post point. A call that never reaches post
 (its body raised) records no duration; at most `calls.MAX_OPEN` calls are timed at once.
 """
@@ -28,17 +25,11 @@ from tiny_harness.harness.hooks import (
     HookContext,
     HookPoint,
     LLMInvokedPost,
-    Operation,
     Phase,
-    TaskStateChangedPre,
     ToolInvokedPost,
 )
 from tiny_harness.harness.models.llm import LLMModelInfo
-from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.service.o11y.calls import CALL_POINTS, PRIORITY, OpenCalls, call_key
-from tiny_harness.service.o11y.counters import Counters
-
-STATE_CHANGED: Final = HookPoint(Operation.TASK_STATE_CHANGED, Phase.PRE)
 
 DURATION: Final = "gen_ai.client.operation.duration"
 TOKENS: Final = "gen_ai.client.token.usage"
@@ -49,11 +40,10 @@ class MetricHooks:
 
     name = "o11y.metrics"
     priority = PRIORITY
-    points = CALL_POINTS | {STATE_CHANGED}
+    points = CALL_POINTS
 
-    def __init__(self, meter: Meter, model: LLMModelInfo, counters: Counters | None = None) -> None:
+    def __init__(self, meter: Meter, model: LLMModelInfo) -> None:
         self._model = model
-        self._counters = counters or Counters(meter)
         self._duration = meter.create_histogram(
             DURATION, unit="s", description="Duration of a model call or a tool call"
         )
@@ -64,10 +54,6 @@ class MetricHooks:
 
     async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
         """Note the start at pre; record the call at post. The context passes unchanged."""
-        if isinstance(ctx, TaskStateChangedPre):
-            if ctx.after in FINAL:
-                self._counters.task_ended(ctx.after)
-            return None
         key = call_key(point, ctx)
         if point.phase is Phase.PRE:
             self._started.open(key, time.monotonic())  # a call let go records nothing

@@ -46,9 +46,10 @@ from tiny_harness.harness.models.llm import (
     UserItem,
 )
 from tiny_harness.harness.persistence.records import Record
-from tiny_harness.harness.persistence.store import TaskRecord
+from tiny_harness.harness.persistence.store import Store, TaskRecord
 from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.harness.security import Redactor
+from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.harness.tools.mcp import McpTool
 from tiny_harness.service.durable.activities import context as bodies
@@ -65,6 +66,7 @@ from tiny_harness.service.durable.payloads import (
     InvokeToolInput,
     PersistInput,
 )
+from tiny_harness.service.o11y.counters import Counters
 
 logger = logging.getLogger(__name__)
 
@@ -107,14 +109,27 @@ def _post(operation: Operation) -> HookPoint:
     return HookPoint(operation=operation, phase=Phase.POST)
 
 
+async def _stored_final(store: Store, task_id: str) -> bool:
+    """Whether the store already holds the task in a final state."""
+    record = await store.get_task(task_id)
+    return record is not None and record.task.status.state in FINAL
+
+
 class TaskActivities:
     """The activity bodies of `TaskWorkflow`, bound to one worker's `Harness`."""
 
-    def __init__(self, harness: Harness, *, redactor: Redactor | None = None) -> None:
+    def __init__(
+        self,
+        harness: Harness,
+        *,
+        redactor: Redactor | None = None,
+        counters: Counters | None = None,
+    ) -> None:
         """`redactor` masks credentials in every record before it is stored (the
-        credential shapes alone when None)."""
+        credential shapes alone when None); `counters` counts the tasks that end."""
         self._harness = harness
         self._redactor = redactor or Redactor()
+        self._counters = counters or Counters()
 
     @property
     def harness(self) -> Harness:
@@ -242,6 +257,9 @@ class TaskActivities:
             events=data.events,
         )
         store = await self._harness.store()
+        # Counted when the task's end is first stored: a retried write counts it once.
+        state = data.task.status.state
+        ends = state in FINAL and not await _stored_final(store, task.task_id)
 
         async def write(ctx: PersistenceWriteIn) -> PersistenceWriteIn:
             # Masked here, after the pre hooks: a plugin's change is masked as well.
@@ -261,6 +279,8 @@ class TaskActivities:
                 await self._harness.hooks.run_body(point, ctx, write)
             except HookAbort as error:
                 raise _aborted(error) from error
+        if ends:
+            self._counters.task_ended(state)
 
     @activity.defn(name="dispatch_hooks")
     async def dispatch_hooks(self, data: DispatchInput) -> JsonObject:
