@@ -29,6 +29,7 @@ from temporalio.client import Client
 from tiny_harness.config import HeartbeatConfig, RemoteAgentSpec
 from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.roster import render_roster
+from tiny_harness.harness.agents.turns import RemoteTurn
 from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.models.llm import LLM, LLMRequest, LLMResponse
@@ -70,6 +71,27 @@ turns:
   - text: "Size noted: the shirt is ordered."
 """
 """A script whose task asks one question (INPUT_REQUIRED), then completes on the reply."""
+
+ENDLESS_PLANS = "turns:\n" + "".join(
+    f"  - tool_calls: [{{name: create_plan, arguments: {{steps: [{{name: try {n}}}]}}}}]\n"
+    for n in range(10)
+)
+"""A script whose model never finishes: ten turns, each making a new plan."""
+
+BUYS_FROM_SELF = """
+turns:
+  - when: "^buy"
+    tool_calls: [{name: spawn_subtask, arguments: {agent: self, name: shirt, goal: order a shirt,
+                  description: "size M, blue", acceptance_criteria: ["an order number"]}}]
+  - when: "^Task: shirt"
+    text: "Ordered: #42"
+  - when: "^buy"
+    text: "Waiting for the sub-task."
+  - when: "COMPLETED"
+    text: "Bought."
+"""
+"""A script whose task ("buy ...") delegates a shirt order to this same harness (`self`,
+see `serving_self`), and completes once the sub-task has."""
 
 
 @dataclass
@@ -279,6 +301,24 @@ async def delegating_to(
         yield agent
     finally:
         await agent.aclose()
+
+
+@asynccontextmanager
+async def serving_self(running: RunningHarness) -> AsyncIterator[RemoteAgent]:
+    """Register `running`'s own server on its harness as agent `self`, as `serve` does."""
+    me = await RemoteAgent.connect(RemoteAgentSpec.for_self(running.url))
+    await running.harness.registry.add(RegistryEntry(ref=me.ref, instance=me))
+    try:
+        yield me
+    finally:
+        await me.aclose()
+
+
+async def sub_task_end(temporal: Client, parent_id: str) -> RemoteTurn:
+    """The last turn of the parent's first sub-task, once its stand-in has ended."""
+    handle = temporal.get_workflow_handle(f"{parent_id}.sub-1", result_type=RemoteTurn)
+    turn: RemoteTurn = await handle.result()
+    return turn
 
 
 def as_participant(participant: str) -> ClientCallContext:

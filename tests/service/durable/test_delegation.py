@@ -19,6 +19,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 
 from tests.support import (
     ASKS_WHICH_SIZE,
+    BUYS_FROM_SELF,
     RunningHarness,
     as_participant,
     capture_debug,
@@ -28,12 +29,11 @@ from tests.support import (
     llm_requests,
     running_harness,
     send_request,
+    serving_self,
     states,
+    sub_task_end,
 )
-from tiny_harness.harness.agents.remote import RemoteAgent
-from tiny_harness.harness.agents.spec import RemoteAgentSpec
 from tiny_harness.harness.agents.turns import RemoteTurn
-from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.models.llm import ToolResultItem
 from tiny_harness.harness.tasks.extension import (
     AcceptanceCriterion,
@@ -347,38 +347,20 @@ async def eventually_parked_turn(temporal: Client, stand_in: str) -> RemoteTurn:
     raise AssertionError("the stand-in never saw its task parked")
 
 
-BUY_FROM_SELF = """
-turns:
-  - when: "^buy"
-    tool_calls: [{name: spawn_subtask, arguments: {agent: self, name: shirt, goal: order a shirt,
-                  description: "size M, blue", acceptance_criteria: ["an order number"]}}]
-  - when: "^Task: shirt"
-    text: "Ordered: #42"
-  - when: "^buy"
-    text: "Waiting for the sub-task."
-  - when: "COMPLETED"
-    text: "Bought."
-"""
-
-
 async def test_a_sub_task_for_self_carries_the_full_brief_in_its_task_envelope(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, BUY_FROM_SELF) as h:
-        me = await RemoteAgent.connect(RemoteAgentSpec.for_self(h.url))
-        await h.harness.registry.add(RegistryEntry(ref=me.ref, instance=me))
-        try:
-            events = await collect((await h.client()).send_message(send_request("buy a shirt")))
-            parent_id = events[0].task.id
-            final = await temporal_client.get_workflow_handle(
-                f"{parent_id}.sub-1", result_type=RemoteTurn
-            ).result()
-            child = await (await h.client()).get_task(
-                GetTaskRequest(id=final.remote_task_id), context=as_participant(parent_id)
-            )
-            model = (await h.harness.llm()).info.model
-        finally:
-            await me.aclose()
+    async with (
+        running_harness(temporal_client, tmp_path, BUYS_FROM_SELF) as h,
+        serving_self(h),
+    ):
+        events = await collect((await h.client()).send_message(send_request("buy a shirt")))
+        parent_id = events[0].task.id
+        final = await sub_task_end(temporal_client, parent_id)
+        child = await (await h.client()).get_task(
+            GetTaskRequest(id=final.remote_task_id), context=as_participant(parent_id)
+        )
+        model = (await h.harness.llm()).info.model
 
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
     assert (final.state, final.text) == (TaskState.TASK_STATE_COMPLETED, "Ordered: #42")

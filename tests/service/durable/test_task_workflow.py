@@ -17,6 +17,7 @@ from a2a.types import (
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from tests.support import (
+    ENDLESS_PLANS,
     HeldLLM,
     RunningHarness,
     collect,
@@ -163,11 +164,9 @@ async def test_more_readers_than_parked_watches_all_see_the_end(
 async def test_a_model_that_never_finishes_is_stopped_at_the_call_limit(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    endless = "turns:\n" + "".join(
-        f"  - tool_calls: [{{name: create_plan, arguments: {{steps: [{{name: try {n}}}]}}}}]\n"
-        for n in range(10)
-    )
-    async with running_harness(temporal_client, tmp_path, endless, max_model_calls=3) as harness:
+    async with running_harness(
+        temporal_client, tmp_path, ENDLESS_PLANS, max_model_calls=3
+    ) as harness:
         client = await harness.client()
         events = await collect(client.send_message(send_request("go")))
         task_id = events[0].task.id

@@ -14,6 +14,8 @@ from temporalio.client import Client
 
 from tests.support import (
     ASKS_WHICH_SIZE,
+    BUYS_FROM_SELF,
+    ENDLESS_PLANS,
     as_participant,
     collect,
     delegating_to,
@@ -22,12 +24,10 @@ from tests.support import (
     running_harness,
     script,
     send_request,
+    serving_self,
     states,
+    sub_task_end,
 )
-from tiny_harness.harness.agents.remote import RemoteAgent
-from tiny_harness.harness.agents.spec import RemoteAgentSpec
-from tiny_harness.harness.agents.turns import RemoteTurn
-from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.models.llm import LLMRequest, LLMResponse, Usage
 from tiny_harness.harness.models.prices import ModelPrice
 from tiny_harness.harness.models.scripted import ScriptedLLM
@@ -40,10 +40,6 @@ turns:
   - tool_calls: [{name: create_plan, arguments: {steps: [{name: buy}]}}]
   - text: "Bought the shirt."
 """
-ENDLESS = "turns:\n" + "".join(
-    f"  - tool_calls: [{{name: create_plan, arguments: {{steps: [{{name: try {n}}}]}}}}]\n"
-    for n in range(10)
-)
 PRICE = ModelPrice(input=3.0, cached=0.3, output=15.0)
 
 
@@ -122,7 +118,7 @@ async def test_a_model_without_a_price_counts_tokens_and_no_cost(
 async def test_a_task_past_its_token_budget_fails_at_the_call_that_passed_it(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    llm = FlatLLM(script(ENDLESS), name="test")
+    llm = FlatLLM(script(ENDLESS_PLANS), name="test")
     async with running_harness(
         temporal_client, tmp_path, "", llm=llm, max_task_tokens=250
     ) as harness:
@@ -146,7 +142,7 @@ async def test_a_task_past_its_token_budget_fails_at_the_call_that_passed_it(
 SPAWN_THEN_ENDLESS = (
     "turns:\n"
     "  - tool_calls: [{name: spawn_subtask, arguments: {agent: child, name: shirt, "
-    "goal: order a shirt}}]\n" + ENDLESS.removeprefix("turns:\n")
+    "goal: order a shirt}}]\n" + ENDLESS_PLANS.removeprefix("turns:\n")
 )
 
 
@@ -165,9 +161,7 @@ async def test_a_task_past_its_budget_cancels_its_parked_sub_task(
         events = await collect(client.send_message(send_request("order a shirt")))
         task_id = events[0].task.id
         await temporal_client.get_workflow_handle(task_id).result()
-        final = await temporal_client.get_workflow_handle(
-            f"{task_id}.sub-1", result_type=RemoteTurn
-        ).result()
+        final = await sub_task_end(temporal_client, task_id)
         remote = await (await child.client()).get_task(
             GetTaskRequest(id=final.remote_task_id), context=as_participant(task_id)
         )
@@ -177,39 +171,22 @@ async def test_a_task_past_its_budget_cancels_its_parked_sub_task(
     assert remote.status.state == TaskState.TASK_STATE_CANCELED
 
 
-BUY_FROM_SELF = """
-turns:
-  - when: "^buy"
-    tool_calls: [{name: spawn_subtask, arguments: {agent: self, name: shirt, goal: order a shirt}}]
-  - when: "^Task: shirt"
-    text: "Ordered: #42"
-  - when: "^buy"
-    text: "Waiting for the sub-task."
-  - when: "COMPLETED"
-    text: "Bought."
-"""
-
-
 async def test_a_sub_task_on_this_harness_counts_toward_its_parent(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, BUY_FROM_SELF) as h:
-        me = await RemoteAgent.connect(RemoteAgentSpec.for_self(h.url))
-        await h.harness.registry.add(RegistryEntry(ref=me.ref, instance=me))
-        try:
-            client = await h.client()
-            events = await collect(client.send_message(send_request("buy a shirt")))
-            parent_id = events[0].task.id
-            await temporal_client.get_workflow_handle(parent_id).result()
-            final = await temporal_client.get_workflow_handle(
-                f"{parent_id}.sub-1", result_type=RemoteTurn
-            ).result()
-            child = await client.get_task(
-                GetTaskRequest(id=final.remote_task_id), context=as_participant(parent_id)
-            )
-            parent = await client.get_task(GetTaskRequest(id=parent_id))
-        finally:
-            await me.aclose()
+    async with (
+        running_harness(temporal_client, tmp_path, BUYS_FROM_SELF) as h,
+        serving_self(h),
+    ):
+        client = await h.client()
+        events = await collect(client.send_message(send_request("buy a shirt")))
+        parent_id = events[0].task.id
+        await temporal_client.get_workflow_handle(parent_id).result()
+        final = await sub_task_end(temporal_client, parent_id)
+        child = await client.get_task(
+            GetTaskRequest(id=final.remote_task_id), context=as_participant(parent_id)
+        )
+        parent = await client.get_task(GetTaskRequest(id=parent_id))
 
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
     child_usage, parent_usage = usage_on(child), usage_on(parent)
