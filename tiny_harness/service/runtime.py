@@ -47,6 +47,7 @@ from tiny_harness.service.local_cards import LOCAL_CARDS
 from tiny_harness.service.notifications.outbound import Outbound, open_outbound
 from tiny_harness.service.o11y.counters import Counters
 from tiny_harness.service.o11y.operation_log import OperationLog
+from tiny_harness.service.o11y.operations import Operations
 from tiny_harness.service.web_ui import CHECKOUT_BUILD, UI_PATH, WebUi
 
 if TYPE_CHECKING:  # its SDK is imported only with an OTLP endpoint
@@ -121,9 +122,7 @@ async def run_worker(settings: Settings) -> None:
         worker = build_worker(
             connection.client,
             task_queue=settings.temporal.task_queue,
-            activities=TaskActivities(
-                harness, redactor=_redactor(settings), counters=_counters(telemetry)
-            ),
+            activities=_task_activities(settings, harness, telemetry),
             heartbeat=_heartbeat_activities(settings, connection, harness),
             push_base_url=_push_base(settings),
             push=outbound.activities,
@@ -206,6 +205,18 @@ def _gateway(settings: Settings, connection: TemporalConnection, store: Store) -
     )
 
 
+def _task_activities(
+    settings: Settings, harness: Harness, telemetry: Telemetry | None
+) -> TaskActivities:
+    """The task activities, masking what they store, counting and tracing what they do."""
+    return TaskActivities(
+        harness,
+        redactor=_redactor(settings),
+        counters=_counters(telemetry),
+        operations=Operations(telemetry.tracer if telemetry is not None else None),
+    )
+
+
 def _counters(telemetry: Telemetry | None) -> Counters:
     """The telemetry's counters, or no-op ones without telemetry."""
     return telemetry.counters if telemetry is not None else Counters()
@@ -285,9 +296,7 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     worker = build_worker(
         connection.client,
         task_queue=task_queue,
-        activities=TaskActivities(
-            harness, redactor=_redactor(settings), counters=_counters(telemetry)
-        ),
+        activities=_task_activities(settings, harness, telemetry),
         heartbeat=_heartbeat_activities(settings, connection, harness),
         push_base_url=base,
         push=outbound.activities,

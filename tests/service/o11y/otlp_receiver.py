@@ -44,6 +44,7 @@ class ReceivedSpan:
     status_code: int
     service: str
     attributes: dict[str, AttributeValue]
+    duration_nanos: int = 0
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ def _spans(request: ExportTraceServiceRequest) -> list[ReceivedSpan]:
                         status_code=span.status.code,
                         service=str(resource.get("service.name", "")),
                         attributes={a.key: _value(a.value) for a in span.attributes},
+                        duration_nanos=span.end_time_unix_nano - span.start_time_unix_nano,
                     )
                 )
     return found

@@ -38,6 +38,7 @@ turns:
       - {name: create_plan, arguments: {steps: [{id: look, name: look it up}]}}
       - {name: ledger.books.lookup, arguments: {key: first}}
   - tool_calls: [{name: ask_participant, arguments: {question: "Which size?"}}]
+  - tool_calls: [{name: complete_step, arguments: {step_id: look, output: size M}}]
   - text: Size noted.
 """
 # The OTLP enum values, as the protobuf carries them (SpanKind.SERVER is 1 in the API).
@@ -110,16 +111,16 @@ async def test_a_task_is_one_trace_from_the_request_to_each_model_and_tool_call(
             task_id = asked[0].task.id
         finally:
             assert await serve.stop() == 0  # a clean stop flushes what is queued
-        spans = await collector.wait_for(lambda s: sum(x.name.startswith("chat ") for x in s) >= 3)
+        spans = await collector.wait_for(lambda s: sum(x.name.startswith("chat ") for x in s) >= 4)
 
     assert states(asked)[-1] == "TASK_STATE_INPUT_REQUIRED"
     assert states(done)[-1] == "TASK_STATE_COMPLETED"
     ours = [s for s in spans if s.attributes.get("tiny_harness.task_id") == task_id]
     chats = [s for s in ours if s.attributes.get("gen_ai.operation.name") == "chat"]
     tools = [s for s in ours if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
-    assert len(chats) == 3
+    assert len(chats) == 4
     assert sorted(s.attributes["gen_ai.tool.name"] for s in tools) == sorted(
-        ["create_plan", "ledger.books.lookup", "ask_participant"]
+        ["create_plan", "ledger.books.lookup", "ask_participant", "complete_step"]
     )
     # Every span of the task is in the client's trace, from every process that made one.
     assert {s.trace_id for s in ours} == {trace_id}
@@ -158,6 +159,43 @@ async def test_a_task_is_one_trace_from_the_request_to_each_model_and_tool_call(
     assert server.kind == OTLP_SERVER
     assert server.name == "POST"
     assert not any(s.attributes.get("gen_ai.input.messages") for s in ours)  # contents off
+    _assert_operations(ours, tools, by_id)
+
+
+def _assert_operations(
+    ours: list[ReceivedSpan], tools: list[ReceivedSpan], by_id: dict[str, ReceivedSpan]
+) -> None:
+    """The harness's own operations in the task's trace: the workflow's moments as
+    zero-length spans under the workflow's trace, each store write under its activity."""
+    call_of = {
+        str(s.attributes["gen_ai.tool.name"]): s.attributes["gen_ai.tool.call.id"] for s in tools
+    }
+    moments = [s for s in ours if s.name in ("plan.created", "step.finished", "help.requested")]
+    assert sorted(
+        (
+            s.name,
+            s.attributes["tiny_harness.phase"],
+            s.attributes["tiny_harness.outcome"],
+            s.attributes["tiny_harness.correlation_id"],
+        )
+        for s in moments
+    ) == [
+        ("help.requested", "post", "answered", call_of["ask_participant"]),
+        ("help.requested", "pre", "asked", call_of["ask_participant"]),
+        ("plan.created", "post", "ok", call_of["create_plan"]),
+        ("step.finished", "post", "done", call_of["complete_step"]),
+    ]
+    for moment in moments:
+        assert moment.duration_nanos == 0
+        assert moment.attributes["temporalWorkflowID"] == moment.attributes["tiny_harness.task_id"]
+        assert "StartUpdateWithStartWorkflow:TaskWorkflow" in ancestors(moment, by_id)
+    writes = [s for s in ours if s.name == "persistence.write"]
+    assert writes
+    for write in writes:
+        assert write.attributes["tiny_harness.outcome"] == "stored"
+        assert isinstance(write.attributes["tiny_harness.records"], int)
+        assert ancestors(write, by_id)[0] == "RunActivity:persist"
+    assert "TASK_STATE_COMPLETED" in {w.attributes["tiny_harness.task.state"] for w in writes}
 
 
 def _root_id(span: ReceivedSpan, by_id: dict[str, ReceivedSpan]) -> str:
@@ -240,12 +278,20 @@ async def test_a_task_delegated_to_another_harness_is_one_trace_across_both(
     callers = {(by_id[s.parent_span_id].service, by_id[s.parent_span_id].name) for s in requests}
     assert ("parent", "RunActivity:start_agent_task") in callers
     assert {service for service, _ in callers} == {"parent"}
+    # The parent marks the sub-task's spawning and its end, in the same trace.
+    spawned = [s for s in by_id.values() if s.name == "subtask.spawned"]
+    assert sorted(
+        (s.service, s.attributes["tiny_harness.phase"], s.attributes["tiny_harness.outcome"])
+        for s in spawned
+    ) == [("parent", "post", "completed"), ("parent", "pre", "started")]
+    assert {s.attributes["tiny_harness.subtask.agent"] for s in spawned} == {"child"}
+    assert len({s.attributes["tiny_harness.correlation_id"] for s in spawned}) == 1
 
 
 async def test_model_and_tool_calls_are_timed_and_their_tokens_counted_in_metrics(
     temporal_env: WorkflowEnvironment, tmp_path: Path
 ) -> None:
-    """The same task's three model calls and three tool calls, as the GenAI histograms the
+    """The same task's four model calls and four tool calls, as the GenAI histograms the
     collector gets (posted at the latest when serve stops)."""
     async with otlp_receiver() as collector:
         serve = traced_serve(temporal_env, tmp_path, collector.url)
@@ -268,19 +314,24 @@ async def test_model_and_tool_calls_are_timed_and_their_tokens_counted_in_metric
         "gen_ai.request.model": "script",
     }
     chat_key = tuple(sorted(chat.items()))
-    assert durations[chat_key].count == 3
+    assert durations[chat_key].count == 4
     assert durations[chat_key].unit == "s"
     tool_counts = {
         dict(k)["gen_ai.tool.name"]: p.count
         for k, p in durations.items()
         if dict(k)["gen_ai.operation.name"] == "execute_tool"
     }
-    assert tool_counts == {"create_plan": 1, "ledger.books.lookup": 1, "ask_participant": 1}
+    assert tool_counts == {
+        "create_plan": 1,
+        "ledger.books.lookup": 1,
+        "ask_participant": 1,
+        "complete_step": 1,
+    }
     tokens = {
         dict(k[1])["gen_ai.token.type"]: p
         for k, p in newest.items()
         if k[0] == "gen_ai.client.token.usage"
     }
     assert tokens.keys() == {"input", "output"}
-    assert tokens["input"].count == 3
+    assert tokens["input"].count == 4
     assert tokens["input"].sum > 0

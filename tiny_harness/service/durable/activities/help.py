@@ -31,6 +31,7 @@ from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.harness.tasks.extension import TaskExtensionData
 from tiny_harness.harness.tools.definition import WorkflowCommand
 from tiny_harness.service.durable.activities.beats import heartbeating
+from tiny_harness.service.o11y.operations import Operations
 
 logger = logging.getLogger(__name__)
 
@@ -38,11 +39,16 @@ _POINT = HookPoint(Operation.HELP_DECIDED, Phase.IN)
 
 
 async def route_question(
-    harness: Harness, task_id: str, command: WorkflowCommand, ext: TaskExtensionData | None
+    harness: Harness,
+    task_id: str,
+    command: WorkflowCommand,
+    ext: TaskExtensionData | None,
+    operations: Operations,
 ) -> WorkflowCommand:
     """`ask_participant`'s command, addressed (or turned into a task) as decided; an
     addressed question, or one on a task without participants, is left as it is. Raises
-    `HelpDecisionError` when no decision keeps the task's rules after the second try."""
+    `HelpDecisionError` when no decision keeps the task's rules after the second try.
+    A decision is one `help.decided` operation (`operations`), its route the outcome."""
     if command.payload.get("participant_id") or ext is None or not ext.participants:
         return command
     options = command.payload.get("options")
@@ -50,7 +56,9 @@ async def route_question(
         question=str(command.payload["question"]),
         options=tuple(str(o) for o in options) if isinstance(options, list) else (),
     )
-    decision = await decide(harness, task_id, need, ext)
+    with operations.run(Operation.HELP_DECIDED, task_id, command.call_id) as run:
+        decision = await decide(harness, task_id, need, ext)
+        run.outcome = decision.route.value
     logger.info(
         "task %s: help decided: %s %s", task_id, decision.route.value, decision.participant_id
     )

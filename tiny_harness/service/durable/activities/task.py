@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from a2a.helpers import get_message_text
+from a2a.types import TaskState
 from pydantic import BaseModel
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -67,6 +68,7 @@ from tiny_harness.service.durable.payloads import (
     PersistInput,
 )
 from tiny_harness.service.o11y.counters import Counters
+from tiny_harness.service.o11y.operations import OperationRun, Operations
 
 logger = logging.getLogger(__name__)
 
@@ -124,12 +126,15 @@ class TaskActivities:
         *,
         redactor: Redactor | None = None,
         counters: Counters | None = None,
+        operations: Operations | None = None,
     ) -> None:
         """`redactor` masks credentials in every record before it is stored (the
-        credential shapes alone when None); `counters` counts the tasks that end."""
+        credential shapes alone when None); `counters` counts the tasks that end;
+        `operations` traces the store writes, compactions and help decisions."""
         self._harness = harness
         self._redactor = redactor or Redactor()
         self._counters = counters or Counters()
+        self._operations = operations or Operations()
 
     @property
     def harness(self) -> Harness:
@@ -177,10 +182,16 @@ class TaskActivities:
     @activity.defn(name="compact")
     async def compact(self, data: CompactInput) -> CompactOutcome:
         """Fold the oldest conversation into a summary (compaction.keep and .summarise)."""
-        try:
-            return await bodies.compact(self._harness, data)
-        except HookAbort as error:
-            raise _aborted(error) from error
+        task_id = data.context.task_id
+        with self._operations.run(
+            Operation.COMPACTION_SUMMARISE, task_id, activity.info().activity_id
+        ) as run:
+            try:
+                outcome = await bodies.compact(self._harness, data)
+            except HookAbort as error:
+                raise _aborted(error) from error
+            _note_compaction(run, outcome)
+            return outcome
 
     @activity.defn(name="invoke_llm")
     async def invoke_llm(self, data: InvokeLLMInput) -> LLMResponse:
@@ -238,7 +249,9 @@ class TaskActivities:
                 await tool.check_drift(iteration=f"{data.task_id}:{data.iteration}")
             answer = await tool.invoke(call)
             if isinstance(answer, WorkflowCommand) and answer.kind == "wait_for_reply":
-                answer = await route_question(self._harness, data.task_id, answer, data.task)
+                answer = await route_question(
+                    self._harness, data.task_id, answer, data.task, self._operations
+                )
         except (ToolError, HelpDecisionError) as error:
             logger.info("tool call %s refused: %s", call.name, error.code)
             return ToolOutcome(result=_error(call, f"{error.code}: {error.message}"))
@@ -259,6 +272,7 @@ class TaskActivities:
         store = await self._harness.store()
         # Counted when the task's end is first stored: a retried write counts it once.
         state = data.task.status.state
+        state_name = TaskState.Name(state)
         ends = state in FINAL and not await _stored_final(store, task.task_id)
 
         async def write(ctx: PersistenceWriteIn) -> PersistenceWriteIn:
@@ -272,13 +286,22 @@ class TaskActivities:
 
         point = HookPoint(operation=Operation.PERSISTENCE_WRITE, phase=Phase.IN)
         records: list[TaskRecord | Record] = [task, *data.records]
-        for record in records:
-            key = str(data.version) if isinstance(record, TaskRecord) else record.key
-            ctx = PersistenceWriteIn(task_id=task.task_id, correlation_id=key, record=record)
-            try:
-                await self._harness.hooks.run_body(point, ctx, write)
-            except HookAbort as error:
-                raise _aborted(error) from error
+        attributes: dict[str, str | int] = {
+            "tiny_harness.records": len(records),
+            "tiny_harness.task.state": state_name,
+        }
+        with self._operations.run(
+            Operation.PERSISTENCE_WRITE, task.task_id, str(data.version), attributes
+        ) as run:
+            run.detail = f"version {data.version}, {len(records)} records"
+            for record in records:
+                key = str(data.version) if isinstance(record, TaskRecord) else record.key
+                ctx = PersistenceWriteIn(task_id=task.task_id, correlation_id=key, record=record)
+                try:
+                    await self._harness.hooks.run_body(point, ctx, write)
+                except HookAbort as error:
+                    raise _aborted(error) from error
+            run.outcome = "stored"
         if ends:
             self._counters.task_ended(state)
 
@@ -311,6 +334,23 @@ class TaskActivities:
             self.dispatch_hooks,
             self.describe_hooks,
         ]
+
+
+def _note_compaction(run: OperationRun, outcome: CompactOutcome) -> None:
+    """What a compaction came to, on its span and record: folded (how much) or skipped."""
+    record = outcome.record
+    if record is None:
+        run.outcome = "skipped"
+        return
+    run.outcome = "folded"
+    run.detail = f"{len(record.removed_ids)} items"
+    run.note(
+        {
+            "tiny_harness.compaction.items": len(record.removed_ids),
+            "tiny_harness.compaction.tokens_before": record.tokens_before,
+            "tiny_harness.compaction.tokens_after": record.tokens_after,
+        }
+    )
 
 
 def _error(call: ToolCall, text: str) -> ToolResult:

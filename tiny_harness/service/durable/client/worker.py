@@ -35,7 +35,6 @@ def build_worker(
     stand-ins of delegated sub-tasks (`push_base_url`: where remote agents push to; None
     means stand-ins follow instead); with `heartbeat` given, `HeartbeatWorkflow` with
     those activities too; with `push` given, the couriers that push to our clients."""
-    restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
     workflows: list[type] = [TaskWorkflow, RemoteTaskWorkflow]
     bodies: list[Callable[..., Awaitable[object]]] = [
         *activities.all(),
@@ -52,5 +51,12 @@ def build_worker(
         task_queue=task_queue,
         workflows=workflows,
         activities=bodies,
-        workflow_runner=SandboxedWorkflowRunner(restrictions=restrictions),
+        workflow_runner=workflow_runner(),
     )
+
+
+def workflow_runner() -> SandboxedWorkflowRunner:
+    """The sandbox the workflows run in, our plain-data modules passed through; a replay of
+    their histories (`temporalio.worker.Replayer`) must use the same."""
+    restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
+    return SandboxedWorkflowRunner(restrictions=restrictions)

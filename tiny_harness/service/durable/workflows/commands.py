@@ -17,22 +17,27 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.errors import A2uiMessageError, PlanError, RoleChangeError
     from tiny_harness.harness.a2ui.messages import ServerMessage, ui_part
     from tiny_harness.harness.a2ui.surfaces import draw
+    from tiny_harness.harness.hooks import Operation
     from tiny_harness.harness.tasks.extension import ParticipantRole, participant_ids
     from tiny_harness.harness.tasks.participants import not_on_task, set_role
     from tiny_harness.harness.tasks.plan import Plan
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
     from tiny_harness.service.durable.payloads import LoadedSkill, PendingQuestion, TaskRun
     from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
+    from tiny_harness.service.durable.workflows.milestones import Milestones
     from tiny_harness.service.durable.workflows.narrator import Narrator
 
 
 class CommandApplier:
     """Applies commands to one run's state."""
 
-    def __init__(self, run: TaskRun, narrator: Narrator, hooks: HookDispatcher) -> None:
+    def __init__(
+        self, run: TaskRun, narrator: Narrator, hooks: HookDispatcher, milestones: Milestones
+    ) -> None:
         self._run = run
         self._narrator = narrator
         self._hooks = hooks
+        self._milestones = milestones
 
     def apply(self, command: WorkflowCommand) -> ToolResult | None:
         """Apply `command`; the result the model reads, or None if it comes later."""
@@ -60,6 +65,14 @@ class CommandApplier:
     def _attach_plan(self, command: WorkflowCommand) -> None:
         self._run.plan = Plan.model_validate(command.payload["plan"])
         self._narrator.say("Plan:\n" + self._run.plan.render(), plan=True)
+        steps = len(self._run.plan.steps)
+        self._milestones.mark(
+            Operation.PLAN_CREATED,
+            command.call_id,
+            outcome="ok",
+            detail=f"{steps} steps",
+            attributes={"tiny_harness.plan.steps": steps},
+        )
 
     def _complete_step(self, command: WorkflowCommand) -> None:
         step_id, output = str(command.payload["step_id"]), str(command.payload["output"])
@@ -68,6 +81,16 @@ class CommandApplier:
         self._run.plan = self._run.plan.complete(step_id, output)
         self._narrator.say(f"Step {step_id} done: {output}".rstrip(": "), plan=True)
         self._hooks.step_finished(self._run.plan.step(step_id), output)
+        # The step's place, not its id: the model chose the id, and records hold no content.
+        steps = self._run.plan.steps
+        place = next(n for n, step in enumerate(steps, 1) if step.id == step_id)
+        self._milestones.mark(
+            Operation.STEP_FINISHED,
+            command.call_id,
+            outcome="done",
+            detail=f"step {place} of {len(steps)}",
+            attributes={"tiny_harness.step.index": place, "tiny_harness.plan.steps": len(steps)},
+        )
 
     def _ask(self, command: WorkflowCommand) -> ToolResult | None:
         if self._run.pending_question is not None:

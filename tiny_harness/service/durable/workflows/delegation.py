@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
 
     from tiny_harness.errors import TaskExtensionError
     from tiny_harness.harness.agents.turns import RemoteTurn
+    from tiny_harness.harness.hooks import Operation, Phase
     from tiny_harness.harness.models.llm import UserItem
     from tiny_harness.harness.tasks.extension import (
         EventEnvelope,
@@ -50,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
         SubtaskUpdate,
     )
     from tiny_harness.service.durable.workflows.commands import error_result
+    from tiny_harness.service.durable.workflows.milestones import Milestones
     from tiny_harness.service.durable.workflows.remote import RemoteTaskWorkflow
 
 _TOLD = FINAL | PAUSED
@@ -59,9 +61,10 @@ _TOLD = FINAL | PAUSED
 class Delegation:
     """The sub-tasks of one task run."""
 
-    def __init__(self, start: TaskStart, run: TaskRun) -> None:
+    def __init__(self, start: TaskStart, run: TaskRun, milestones: Milestones) -> None:
         self._start = start
         self._run = run
+        self._milestones = milestones
 
     @property
     def unresolved(self) -> list[SubtaskRow]:
@@ -106,6 +109,7 @@ class Delegation:
             id=subtask_id, local_id=task_id, agent="", name=brief.name, assignee=assignee
         )
         self._run.subtasks.append(row)
+        self._mark(row, "started", Phase.PRE)
         link_sub_task(task, TaskRef(task_id=task_id))
         child = await workflow.start_child_workflow(
             "TaskWorkflow",
@@ -139,6 +143,7 @@ class Delegation:
         )
         row = SubtaskRow(id=subtask_id, local_id=local_id, agent=agent, name=brief.name)
         self._run.subtasks.append(row)
+        self._mark(row, "started", Phase.PRE)
         child = await workflow.start_child_workflow(
             RemoteTaskWorkflow.run,
             start,
@@ -180,7 +185,7 @@ class Delegation:
             return None
         turn = update.turn
         index = self._run.subtasks.index(row)
-        told = row.told_state
+        told, before = row.told_state, row.state
         if turn.remote_task_id and not row.remote_task_id and row.assignee is None:
             # The remote task's id is known from its first report: the task now lists it.
             link_sub_task(self._run.task, TaskRef(task_id=turn.remote_task_id, agent=row.agent))
@@ -201,11 +206,26 @@ class Delegation:
                 )
             )
         self._run.subtasks[index] = row
+        if turn.state in FINAL and before not in FINAL:
+            # TASK_STATE_COMPLETED -> completed: the outcome reads like the others'.
+            self._mark(row, turn.state_name.removeprefix("TASK_STATE_").lower())
         listed = row.remote_task_id if row.assignee is None else row.local_id
         if not listed or note_sub_task_state(self._run.task, listed, turn.state_name) is None:
             return None
         where = f"assigned to {row.assignee}" if row.assignee else f"on agent {row.agent}"
         return f"Sub-task {row.id} ({row.name!r} {where}) is now {turn.state_name}."
+
+    def _mark(self, row: SubtaskRow, outcome: str, phase: Phase = Phase.POST) -> None:
+        """subtask.spawned: pre when it starts, post (its final state) when it ends."""
+        agent = row.agent or "participant"
+        self._milestones.mark(
+            Operation.SUBTASK_SPAWNED,
+            row.local_id,
+            outcome=outcome,
+            detail=f"{row.id} on {agent}",
+            phase=phase,
+            attributes={"tiny_harness.subtask.id": row.id, "tiny_harness.subtask.agent": agent},
+        )
 
     def check_news(self, envelope: EventEnvelope) -> None:
         """Refuse (`TaskExtensionError`) an event envelope about no sub-task of this task

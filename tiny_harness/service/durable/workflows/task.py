@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
 
     from tiny_harness.harness.channels.extension import help_request
     from tiny_harness.harness.context.window import UsageMark
+    from tiny_harness.harness.hooks import Operation, Phase
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, UserItem
     from tiny_harness.harness.persistence.records import Record
     from tiny_harness.harness.tasks.extension import (
@@ -66,6 +67,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
     from tiny_harness.service.durable.workflows.inbox import Inbox
     from tiny_harness.service.durable.workflows.metering import Meter
+    from tiny_harness.service.durable.workflows.milestones import Milestones
     from tiny_harness.service.durable.workflows.narrator import Narrator
     from tiny_harness.service.durable.workflows.snapshots import SnapshotWriter
     from tiny_harness.service.durable.workflows.task_log import TaskLog
@@ -117,9 +119,10 @@ class TaskWorkflow:
         self._hooks = HookDispatcher(start.task_id, self._on_hook_abort)
         self._attempts = Attempts(self._hooks)
         self._narrator = Narrator(self._run, self._log, self._snapshots, self._hooks)
-        self._commands = CommandApplier(self._run, self._narrator, self._hooks)
+        self._milestones = Milestones(start.task_id)
+        self._commands = CommandApplier(self._run, self._narrator, self._hooks, self._milestones)
         self._compactor = Compactor(start, self._run, self._attempts, self._snapshots)
-        self._delegation = Delegation(start, self._run)
+        self._delegation = Delegation(start, self._run, self._milestones)
         self._inbox = Inbox(self._run, self._delegation)
         self._meter = Meter(start, self._run)
         self._tools = ToolRunner(
@@ -305,6 +308,13 @@ class TaskWorkflow:
                 data=data,
                 extra=help_request(self._run.task.id, question.question, question.participant_id),
             )
+            self._milestones.mark(
+                Operation.HELP_REQUESTED,
+                question.call_id,
+                outcome="asked",
+                detail="a question",
+                phase=Phase.PRE,
+            )
         # An addressed question waits for its addressee; others' messages wait behind it.
         await workflow.wait_condition(
             lambda: self._answered() or (roll_over and self._should_roll_over())
@@ -332,6 +342,9 @@ class TaskWorkflow:
             )
             if question is not None:
                 self._run.pending_question = None
+                self._milestones.mark(
+                    Operation.HELP_REQUESTED, question.call_id, outcome="answered", detail="reply"
+                )
             self._run.principal = sender_of(message)
             self._run.conversation.append(item)
             self._record(read_model.inbox_audit_record(self._run, message, item, workflow.now()))
