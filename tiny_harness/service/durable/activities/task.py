@@ -293,7 +293,8 @@ class TaskActivities:
         with self._operations.run(
             Operation.PERSISTENCE_WRITE, task.task_id, str(data.version), attributes
         ) as run:
-            run.detail = f"version {data.version}, {len(records)} records"
+            noun = "record" if len(records) == 1 else "records"
+            run.detail = f"version {data.version}, {len(records)} {noun}"
             for record in records:
                 key = str(data.version) if isinstance(record, TaskRecord) else record.key
                 ctx = PersistenceWriteIn(task_id=task.task_id, correlation_id=key, record=record)
