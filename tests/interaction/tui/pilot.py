@@ -12,6 +12,7 @@ from textual.widgets import Static
 from tiny_harness.interaction.tui.app import TinyHarnessApp
 from tiny_harness.interaction.tui.timeline import Entry
 from tiny_harness.interaction.tui.widgets.blocks import Block, ProgressGroup
+from tiny_harness.interaction.tui.widgets.task_list import TaskList
 
 SIZE = (120, 40)
 """The terminal size every test runs at."""
@@ -72,6 +73,12 @@ def texts(app: TinyHarnessApp, kind: str) -> list[str]:
         for entry in blocks(app)
         if entry.kind == kind
     ]
+
+
+def first_row(app: TinyHarnessApp) -> str:
+    """The text of the task list's first row ("" while the list is empty)."""
+    tasks = app.query_one(TaskList)
+    return str(tasks.get_option_at_index(0).prompt) if tasks.options else ""
 
 
 def final_state(app: TinyHarnessApp) -> str:
