@@ -62,6 +62,7 @@ from tiny_harness.service.heartbeat.schedule import HeartbeatMonitor
 from tiny_harness.service.http import HttpServer, free_port
 from tiny_harness.service.notifications.outbound import open_outbound
 from tiny_harness.service.o11y.counters import Counters
+from tiny_harness.service.o11y.logs import FIELDS
 
 BINDINGS = ("JSONRPC", "HTTP+JSON")
 
@@ -434,6 +435,11 @@ def tool_output(text: str) -> str:
     content, _, closing = rest.rpartition("\n")
     assert closing == "</tool_result>", text
     return content
+
+
+def log_fields(record: logging.LogRecord) -> dict[str, object]:
+    """The structured fields a log record carries (`logs.FIELDS`), None where it has none."""
+    return {name: record.__dict__.get(name) for name in FIELDS}
 
 
 DEBUG_LOGGERS = (None, "a2a", "temporalio", "temporalio.activity", "temporalio.workflow", "httpx")

@@ -7,6 +7,7 @@ import logging
 
 import pytest
 
+from tests.support import log_fields
 from tiny_harness.harness.hooks import (
     HookPoint,
     LLMInvokedPost,
@@ -16,14 +17,9 @@ from tiny_harness.harness.hooks import (
 )
 from tiny_harness.harness.models.llm import LLMRequest, LLMResponse, Usage, UserItem
 from tiny_harness.harness.tools.definition import ToolCall, ToolResult
-from tiny_harness.service.o11y.logs import FIELDS
 from tiny_harness.service.o11y.operation_log import OperationLog
 
 SECRETIVE = "the model must not be quoted in the log"
-
-
-def fields(record: logging.LogRecord) -> dict[str, object]:
-    return {name: record.__dict__.get(name) for name in FIELDS}
 
 
 async def test_a_model_call_is_logged_once_with_its_finish_reason(
@@ -47,7 +43,7 @@ async def test_a_model_call_is_logged_once_with_its_finish_reason(
     (record,) = caplog.records
     assert record.levelno == logging.INFO
     assert record.getMessage() == "task t-1: llm.invoked chat script: tool_calls (812 in, 31 out)"
-    assert fields(record) == {
+    assert log_fields(record) == {
         "task_id": "t-1",
         "correlation_id": "act-3",
         "operation": "llm.invoked",
@@ -72,5 +68,5 @@ async def test_a_tool_call_is_logged_with_ok_or_error_and_not_its_result(
         "task t-1: tool.invoked ledger.books.lookup: ok",
         "task t-1: tool.invoked ledger.books.lookup: error",
     ]
-    assert [fields(r)["outcome"] for r in caplog.records] == ["ok", "error"]
+    assert [log_fields(r)["outcome"] for r in caplog.records] == ["ok", "error"]
     assert SECRETIVE not in caplog.text

@@ -23,14 +23,13 @@ from tests.service.durable.test_compaction_loop import (
 from tests.service.durable.test_compaction_loop import SCRIPT as SIX_STEPS
 from tests.service.durable.test_help_decisions import ASK_ANYONE, BOB, shop_task
 from tests.service.durable.test_participant_tasks import ALICE, ended, until
-from tests.support import collect, llm_responses, running_harness, send_request
+from tests.support import collect, llm_responses, log_fields, running_harness, send_request
 from tiny_harness.harness.context.compaction import CompactionRecord
 from tiny_harness.harness.persistence.records import RecordKind
 from tiny_harness.harness.tasks.extension import ext_of
 from tiny_harness.service.durable.client.worker import workflow_runner
 from tiny_harness.service.durable.workflows.remote import RemoteTaskWorkflow
 from tiny_harness.service.durable.workflows.task import TaskWorkflow
-from tiny_harness.service.o11y.logs import FIELDS
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -50,7 +49,7 @@ def operations_of(caplog: pytest.LogCaptureFixture, task_id: str) -> list[Fields
     """The operation records of task `task_id`, in the order they were written."""
     found: list[Fields] = []
     for record in caplog.records:
-        fields = {name: record.__dict__.get(name) for name in FIELDS}
+        fields = log_fields(record)
         if fields["task_id"] == task_id and fields["operation"] is not None:
             assert record.levelno == logging.INFO
             found.append(

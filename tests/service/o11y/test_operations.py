@@ -14,8 +14,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
+from tests.support import log_fields
 from tiny_harness.harness.hooks import Operation
-from tiny_harness.service.o11y.logs import FIELDS
 from tiny_harness.service.o11y.operations import Operations
 
 LOGGER = "tiny_harness.service.o11y.operations"
@@ -37,10 +37,6 @@ def provider(exporter: InMemorySpanExporter) -> TracerProvider:
 @pytest.fixture
 def operations(provider: TracerProvider) -> Operations:
     return Operations(provider.get_tracer("tiny_harness"))
-
-
-def fields(record: logging.LogRecord) -> dict[str, object]:
-    return {name: record.__dict__.get(name) for name in FIELDS}
 
 
 async def test_an_operation_is_one_span_and_one_record_with_its_outcome(
@@ -67,7 +63,7 @@ async def test_an_operation_is_one_span_and_one_record_with_its_outcome(
     (record,) = caplog.records
     assert record.levelno == logging.INFO
     assert record.getMessage() == "task t-1: persistence.write version 7, 3 records: stored"
-    assert fields(record) == {
+    assert log_fields(record) == {
         "task_id": "t-1",
         "correlation_id": "7",
         "operation": "persistence.write",
@@ -109,7 +105,7 @@ async def test_a_failed_operation_is_an_error_named_by_its_type_not_its_message(
     assert not span.events  # no exception event: its message could quote content
     assert SECRETIVE not in str(span.to_json())
     (record,) = caplog.records
-    assert fields(record)["outcome"] == "error"
+    assert log_fields(record)["outcome"] == "error"
     assert SECRETIVE not in caplog.text
 
 
@@ -132,7 +128,7 @@ async def test_a_cancelled_operation_says_so(
 
     (span,) = exporter.get_finished_spans()
     assert (span.attributes or {})["tiny_harness.outcome"] == "cancelled"
-    assert [fields(r)["outcome"] for r in caplog.records] == ["cancelled"]
+    assert [log_fields(r)["outcome"] for r in caplog.records] == ["cancelled"]
 
 
 async def test_without_a_tracer_the_record_is_still_written(
@@ -142,6 +138,6 @@ async def test_without_a_tracer_the_record_is_still_written(
     with Operations().run(Operation.HELP_DECIDED, "t-1", "call-1") as run:
         run.outcome = "ask"
 
-    assert [(fields(r)["operation"], fields(r)["outcome"]) for r in caplog.records] == [
+    assert [(log_fields(r)["operation"], log_fields(r)["outcome"]) for r in caplog.records] == [
         ("help.decided", "ask")
     ]

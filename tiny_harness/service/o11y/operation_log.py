@@ -27,6 +27,7 @@ from tiny_harness.harness.hooks import (
     ToolInvokedPost,
 )
 from tiny_harness.service.o11y.calls import PRIORITY
+from tiny_harness.service.o11y.operations import operation_fields
 
 logger = logging.getLogger(__name__)
 
@@ -45,12 +46,7 @@ class OperationLog:
 
     async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
         """Log the call `ctx` ended; the context passes unchanged."""
-        fields = {
-            "task_id": ctx.task_id,
-            "correlation_id": ctx.correlation_id,
-            "operation": str(point.operation),
-            "phase": str(point.phase),
-        }
+        fields = operation_fields(point.operation, point.phase, ctx.task_id, ctx.correlation_id)
         if isinstance(ctx, LLMInvokedPost):
             answer = ctx.response
             logger.info(
