@@ -73,6 +73,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from tiny_harness.config import TemporalConfig
 from tiny_harness.harness.agents.turns import RemoteTurn
+from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.durable.client.temporal import connect
 from tiny_harness.service.durable.remote_payloads import SubtaskUpdate
@@ -498,7 +499,11 @@ async def measure(rounds: int, stack: AsyncExitStack) -> None:
     data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="th-watch-")))
     started = time.perf_counter()
     async with asyncio.timeout(STARTUP_TIMEOUT_S):
-        temporal = await connect(TemporalConfig(embedded_port=0), data_dir, stack)
+        # Each harness below makes its own client with its own store; this one keeps
+        # whatever large payload the bench's own calls send.
+        store = SqliteStore(data_dir / "bench.sqlite3")
+        stack.push_async_callback(store.close)
+        temporal = await connect(TemporalConfig(embedded_port=0), data_dir, stack, store=store)
     print(f"temporal up in {time.perf_counter() - started:.1f} s at {temporal.address}")
     pairs: list[Pair] = []
     modes: tuple[Mode, ...] = ("push", "follow")

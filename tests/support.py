@@ -23,10 +23,12 @@ from a2a.client import ClientCallContext, ClientConfig, ClientFactory
 from a2a.client.service_parameters import ServiceParametersFactory
 from a2a.helpers import new_text_message
 from a2a.types import Message, Role, SendMessageRequest, StreamResponse, Task, TaskState
+from google.protobuf.message import Message as ProtoMessage
 from starlette.types import ASGIApp
+from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
 
-from tiny_harness.config import HeartbeatConfig, RemoteAgentSpec
+from tiny_harness.config import HeartbeatConfig, RemoteAgentSpec, TemporalConfig
 from tiny_harness.harness.agents.remote import RemoteAgent
 from tiny_harness.harness.agents.roster import render_roster
 from tiny_harness.harness.agents.turns import RemoteTurn
@@ -38,6 +40,7 @@ from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_scri
 from tiny_harness.harness.persistence.push_config_store import PushConfigStore
 from tiny_harness.harness.persistence.retention import RetentionConfig
 from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.plugins.install import Installation, build_harness
 from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.harness.settings.retry import RetryPolicies
@@ -55,6 +58,7 @@ from tiny_harness.service.a2a.doorbell import PushReceiver
 from tiny_harness.service.a2a.rate_limit import RateLimit
 from tiny_harness.service.durable.activities.task import TaskActivities
 from tiny_harness.service.durable.client.gateway import TaskGateway
+from tiny_harness.service.durable.client.temporal import harness_converter
 from tiny_harness.service.durable.client.worker import build_worker
 from tiny_harness.service.durable.payloads import InvokeLLMInput
 from tiny_harness.service.heartbeat.activities import HeartbeatActivities
@@ -156,6 +160,14 @@ class RunningHarness:
         return events[0].task.id
 
 
+def harness_client(temporal: Client, store: Store, *, large_payload_bytes: int) -> Client:
+    """A client on `temporal`'s connection with the converter `serve` gives its clients:
+    redacting, and keeping payloads of `large_payload_bytes` or more in `store`."""
+    config = temporal.config()
+    config["data_converter"] = harness_converter(store, threshold=large_payload_bytes)
+    return Client(**config)
+
+
 def script(text: str) -> Script:
     return parse_script(text, source="<test>")
 
@@ -202,13 +214,17 @@ async def running_harness(
     rate_limit: RateLimit | None = None,
     channel: A2AChannel | None = None,
     counters: Counters | None = None,
+    large_payload_bytes: int = TemporalConfig().large_payload_bytes,
 ) -> AsyncIterator[RunningHarness]:
     """With `heartbeat`, the worker also runs the heartbeat and `/_monitor` reads the
     schedule `heartbeat.schedule_id` (which the test creates and deletes). Clients' push
     receivers may be at `push_allow` (loopback by default, so tests can receive pushes).
-    No rate limit unless `rate_limit`: tests make many requests from 127.0.0.1."""
+    No rate limit unless `rate_limit`: tests make many requests from 127.0.0.1. The worker
+    and server use their own client on the shared connection (`RunningHarness.temporal`),
+    keeping large payloads in the harness's store as `serve` does."""
     task_queue = f"test-{uuid.uuid4()}"
     store = SqliteStore(tmp_path / f"{task_queue}.sqlite3")
+    temporal = harness_client(temporal, store, large_payload_bytes=large_payload_bytes)
     llm = llm or ScriptedLLM(script(script_text), name="test")
     gateway = TaskGateway(
         temporal,
@@ -452,3 +468,28 @@ def capture_debug(caplog: pytest.LogCaptureFixture) -> None:
     that a secret is not in the DEBUG log reads a log that has DEBUG in it."""
     for name in DEBUG_LOGGERS:
         caplog.set_level(logging.DEBUG, logger=name)
+
+
+def payloads_in(message: ProtoMessage) -> list[Payload]:
+    """Every Temporal `Payload` inside `message` (a history event, say), however deep."""
+    if isinstance(message, Payload):
+        return [message]
+    found: list[Payload] = []
+    for field, value in message.ListFields():
+        if field.message_type is None:
+            continue
+        if field.message_type.GetOptions().map_entry:
+            values = [v for v in value.values() if isinstance(v, ProtoMessage)]
+        elif field.is_repeated:
+            values = list(value)
+        else:
+            values = [value]
+        for item in values:
+            found += payloads_in(item)
+    return found
+
+
+async def history_payloads(temporal: Client, workflow_id: str) -> list[Payload]:
+    """Every payload the workflow's history holds (its newest run), as Temporal keeps it."""
+    history = await temporal.get_workflow_handle(workflow_id).fetch_history()
+    return [payload for event in history.events for payload in payloads_in(event)]

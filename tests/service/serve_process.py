@@ -12,6 +12,9 @@ import httpx
 
 STARTUP_SECONDS = 30
 
+STARTED_LINE = "web ui:"
+"""The last line `serve` logs while starting (after "a2a: listening on ...")."""
+
 TEST_PUSH_KEY = "dGVzdC1wdXNoLWtleS0zMi1ieXRlcy1sb25nLW9rLi4="
 """One push key (32 bytes, base64) for every process a test starts against an external
 Temporal, where each process must be given the same key, as in a real deployment (with
@@ -70,8 +73,14 @@ class ServeProcess:
             await self._reader
 
     async def _ready(self, http: httpx.AsyncClient) -> bool:
+        """Whether the process finished starting: a worker once it says so; `serve` once it
+        answers /healthz and has logged its last startup line ("web ui: ..."), so a test
+        that stops it at once still finds every startup line in its log (a stop that lands
+        between the port opening and that line would cut it off)."""
         if self.command == "worker":
             return any("worker: task queue" in line for line in self.lines)
+        if not any(STARTED_LINE in line for line in self.lines):
+            return False
         try:
             return (await http.get(self.url + "/healthz")).status_code == 200
         except httpx.TransportError:

@@ -28,6 +28,9 @@ class TemporalConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_error
     """Start the Temporal web UI together with the embedded dev server."""
     ui_port: Port | None = None
     """Port of the embedded web UI; None means ``embedded_port + 1000``."""
+    large_payload_bytes: Annotated[int, Field(ge=1024, le=512 * 1024)] = 128 * 1024
+    """Payloads of this many bytes or more are kept in the store, and Temporal carries a
+    reference to them (at least 1 KiB; at most 512 KiB, where Temporal starts to warn)."""
 
 
 class ServerConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):

@@ -22,6 +22,7 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     ├── ContextError                     a context window has repeated or misordered sections
     │   └── CompactionError              a compaction would break the conversation it shortens
     ├── StoreError                       the store could not read or write a record
+    │   └── MissingPayloadError          a payload Temporal refers to is not in the store
     ├── TemporalUnavailableError         the Temporal service cannot be reached or started
     ├── WatchUnavailableError            a task's workflow cannot take a watch now (read instead)
     ├── HttpBindError                    the HTTP server cannot listen on its address
@@ -131,6 +132,7 @@ from tiny_harness.errors.push import (
 from tiny_harness.errors.runtime import (
     ConfigError,
     HttpBindError,
+    MissingPayloadError,
     StoreError,
     TemporalUnavailableError,
     WatchUnavailableError,
@@ -172,6 +174,7 @@ __all__ = [
     "IllegalTransitionError",
     "InvalidMessageError",
     "McpUnavailableError",
+    "MissingPayloadError",
     "PlanCycleError",
     "PlanError",
     "PluginError",

@@ -25,6 +25,13 @@ class StoreError(TinyHarnessError):
     code = "store_error"
 
 
+class MissingPayloadError(StoreError):
+    """Raised when a payload Temporal refers to is not in the store: it went with its task,
+    or the process reading it is given another store than the one that wrote it."""
+
+    code = "missing_payload"
+
+
 class TemporalUnavailableError(TinyHarnessError):
     """Raised when the Temporal service cannot be reached, or the embedded one will not start."""
 

@@ -70,7 +70,7 @@ def _telemetry(settings: Settings, stack: AsyncExitStack) -> Telemetry | None:
 
 
 async def _temporal(
-    settings: Settings, stack: AsyncExitStack, telemetry: Telemetry | None = None
+    settings: Settings, stack: AsyncExitStack, store: Store, telemetry: Telemetry | None = None
 ) -> TemporalConnection:
     interceptors: list[Interceptor] = []
     if telemetry is not None:
@@ -82,6 +82,7 @@ async def _temporal(
         settings.temporal,
         settings.data_dir,
         stack,
+        store=store,
         interceptors=interceptors,
         redactor=_redactor(settings),
     )
@@ -95,6 +96,14 @@ async def _temporal(
     if connection.ui_url:
         logger.info("temporal ui: %s", connection.ui_url)
     return connection
+
+
+def _store(settings: Settings, stack: AsyncExitStack) -> Store:
+    """The store, closed when `stack` closes (after the client that keeps payloads in it)."""
+    store = SqliteStore(settings.store_path)
+    stack.push_async_callback(store.close)
+    logger.info("store: sqlite at %s", settings.store_path)
+    return store
 
 
 async def run_worker(settings: Settings) -> None:
@@ -111,9 +120,8 @@ async def run_worker(settings: Settings) -> None:
     chosen = choose_model(settings.model)
     async with AsyncExitStack() as stack:
         telemetry = _telemetry(settings, stack)
-        connection = await _temporal(settings, stack, telemetry)
-        store = SqliteStore(settings.store_path)
-        stack.push_async_callback(store.close)
+        store = _store(settings, stack)
+        connection = await _temporal(settings, stack, store, telemetry)
         harness = await _harness(settings, chosen, store, stack, telemetry)
         card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)
         await register_agents(harness, settings, card, stack)
@@ -280,10 +288,8 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         settings = settings.model_copy(update={"server": server})
     chosen = choose_model(settings.model)
     telemetry = _telemetry(settings, stack)
-    connection = await _temporal(settings, stack, telemetry)
-    store = SqliteStore(settings.store_path)
-    stack.push_async_callback(store.close)
-    logger.info("store: sqlite at %s", settings.store_path)
+    store = _store(settings, stack)
+    connection = await _temporal(settings, stack, store, telemetry)
     task_queue = settings.temporal.task_queue
     harness = await _harness(settings, chosen, store, stack, telemetry)
     card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)

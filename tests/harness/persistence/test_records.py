@@ -24,6 +24,7 @@ from tiny_harness.harness.persistence.records import (
     Record,
     RecordKind,
     StateRecord,
+    ToolResultRecord,
 )
 from tiny_harness.harness.persistence.sqlite import SCHEMA_VERSION, SqliteStore
 from tiny_harness.harness.persistence.store import TaskRecord
@@ -147,6 +148,18 @@ def channel_record(
     )
 
 
+def tool_result_record(
+    task_id: str, *, call_id: str = "call-1", recorded_at: datetime = OLD
+) -> ToolResultRecord:
+    return ToolResultRecord(
+        task_id=task_id,
+        call_id=call_id,
+        name="library.shelf.read_book",
+        text="chapter one " * 2_000,
+        recorded_at=recorded_at,
+    )
+
+
 def record_of(kind: RecordKind, task_id: str, recorded_at: datetime) -> Record:
     """One record of `kind` for `task_id`."""
     match kind:
@@ -160,6 +173,8 @@ def record_of(kind: RecordKind, task_id: str, recorded_at: datetime) -> Record:
             return compaction_record(task_id, recorded_at=recorded_at)
         case RecordKind.CHANNEL_MESSAGE:
             return channel_record(task_id, recorded_at=recorded_at)
+        case RecordKind.TOOL_RESULT:
+            return tool_result_record(task_id, recorded_at=recorded_at)
         case RecordKind.TASK:
             raise AssertionError("a task record is not a task-scoped record")
 
@@ -185,6 +200,7 @@ async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
         inbox_record("t-1"),
         compaction_record("t-1"),
         channel_record("t-1"),
+        tool_result_record("t-1"),
     ],
     ids=lambda record: str(record.kind),
 )
@@ -192,6 +208,14 @@ async def test_each_record_kind_round_trips(store: SqliteStore, record: Record) 
     await store.put_record(record)
 
     assert await store.records(RecordKind(record.kind), "t-1") == (record,)
+    assert await store.record(RecordKind(record.kind), record.key) == record
+
+
+async def test_a_record_under_an_unknown_key_is_none(store: SqliteStore) -> None:
+    await store.put_record(tool_result_record("t-1", call_id="call-1"))
+
+    assert await store.record(RecordKind.TOOL_RESULT, "t-1/call-2") is None
+    assert await store.record(RecordKind.PLAN, "t-1/call-1") is None
 
 
 async def test_records_are_ordered_by_instant_not_by_written_offset(store: SqliteStore) -> None:
@@ -214,6 +238,7 @@ async def test_records_of_a_kind_stay_in_that_kinds_table(store: SqliteStore) ->
     assert await store.records(RecordKind.INBOX_AUDIT, "t-1") == ()
     assert await store.records(RecordKind.COMPACTION, "t-1") == ()
     assert await store.records(RecordKind.CHANNEL_MESSAGE, "t-1") == ()
+    assert await store.records(RecordKind.TOOL_RESULT, "t-1") == ()
 
 
 async def test_lower_plan_revision_never_replaces_a_higher_one(store: SqliteStore) -> None:
@@ -492,8 +517,18 @@ async def test_version_1_file_is_upgraded_in_place_and_keeps_its_tasks(tmp_path:
         version = peek.execute("PRAGMA user_version").fetchone()[0]
         tables = {row[0] for row in peek.execute("SELECT name FROM sqlite_master")}
     peek.close()
-    assert version == SCHEMA_VERSION == 2
-    assert {"tasks", "plans", "state", "inbox_audit", "compactions", "channel_messages"} <= tables
+    assert version == SCHEMA_VERSION == 3
+    assert {
+        "tasks",
+        "plans",
+        "state",
+        "inbox_audit",
+        "compactions",
+        "channel_messages",
+        "tool_results",
+        "blobs",
+        "blob_owners",
+    } <= tables
 
 
 async def test_records_survive_reopening_the_store(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from tiny_harness.harness.persistence.records import (
     Record,
     RecordKind,
     StateRecord,
+    ToolResultRecord,
 )
 from tiny_harness.harness.persistence.retention import DEFAULT_TTL, RetentionConfig, sweep
 from tiny_harness.harness.persistence.sqlite import SqliteStore
@@ -84,6 +85,13 @@ def records_of(task_id: str, recorded_at: datetime) -> tuple[Record, ...]:
             text_sha256="a" * 64,
             recorded_at=recorded_at,
         ),
+        ToolResultRecord(
+            task_id=task_id,
+            call_id="call-1",
+            name="library.shelf.read_book",
+            text="a long page",
+            recorded_at=recorded_at,
+        ),
     )
 
 
@@ -136,7 +144,9 @@ async def test_sweep_covers_every_kind(store: SqliteStore) -> None:
     assert await kinds_left(store, "t-1") == set()
 
 
-async def test_sweep_never_takes_a_running_tasks_task_plan_or_state(store: SqliteStore) -> None:
+async def test_sweep_never_takes_a_running_tasks_task_plan_state_or_tool_results(
+    store: SqliteStore,
+) -> None:
     await add_task(store, "t-1", TaskState.TASK_STATE_INPUT_REQUIRED, TWO_DAYS_AGO)
 
     deleted = await sweep(store, one_day_for(*RecordKind), NOW)
@@ -147,7 +157,12 @@ async def test_sweep_never_takes_a_running_tasks_task_plan_or_state(store: Sqlit
         RecordKind.COMPACTION: 1,
         RecordKind.CHANNEL_MESSAGE: 1,
     }
-    assert await kinds_left(store, "t-1") == {RecordKind.TASK, RecordKind.PLAN, RecordKind.STATE}
+    assert await kinds_left(store, "t-1") == {
+        RecordKind.TASK,
+        RecordKind.PLAN,
+        RecordKind.STATE,
+        RecordKind.TOOL_RESULT,
+    }
 
 
 async def test_default_ttl_keeps_records_younger_than_thirty_days(store: SqliteStore) -> None:
@@ -217,6 +232,7 @@ async def test_a_failing_kind_does_not_stop_the_others(
         RecordKind.STATE,
         RecordKind.COMPACTION,
         RecordKind.CHANNEL_MESSAGE,
+        RecordKind.TOOL_RESULT,
     ):
         assert await store.records(kind, "t-1") == ()
     logged = {(r.levelno, r.getMessage().split(":")[0]) for r in caplog.records if r.name == LOGGER}
@@ -224,7 +240,8 @@ async def test_a_failing_kind_does_not_stop_the_others(
         (logging.ERROR, "retention sweep"),
         (
             logging.INFO,
-            "retention sweep deleted 1 task, 1 plan, 1 state, 1 compaction, 1 channel_message",
+            "retention sweep deleted 1 task, 1 plan, 1 state, 1 compaction, 1 channel_message, "
+            "1 tool_result",
         ),
     }
 

@@ -122,10 +122,14 @@ class ContextWindow(BaseModel, frozen=True):
 
 
 class ContextBudget(BaseModel, frozen=True):
-    """How many input tokens a turn may use, and at what share of that compaction starts."""
+    """How many input tokens a turn may use, at what share of that compaction starts, and
+    how long a tool result the model is shown."""
 
     turn_budget_tokens: int = Field(default=12_000, gt=0)
     compaction_fraction: float = Field(default=0.75, gt=0, le=1)
+    max_tool_result_chars: int = Field(default=16_000, ge=1_000)
+    """The longest tool result the model is shown; a longer one is cut and kept whole in
+    the store, and the model reads on with `read_tool_result`."""
 
     def threshold(self, model: LLMModelInfo) -> float:
         """The estimate above which a window needs compaction for `model`."""

@@ -15,6 +15,7 @@ holds a credential.
     inbox_audit      task id / message id         when a message is taken in (intake)
     compaction       task id / ordinal            per compaction (`CompactionRecord`)
     channel_message  task id / message id / n     before a channel message is delivered
+    tool_result      task id / call id            when a tool result is cut for the model
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class RecordKind(StrEnum):
     INBOX_AUDIT = "inbox_audit"
     COMPACTION = "compaction"
     CHANNEL_MESSAGE = "channel_message"
+    TOOL_RESULT = "tool_result"
 
 
 class PlanRecord(BaseModel, frozen=True):
@@ -146,8 +148,42 @@ class ChannelMessageRecord(BaseModel, frozen=True):
         return 0
 
 
+class ToolResultRecord(BaseModel, frozen=True):
+    """A tool result too long for the model's context, whole: the model was shown its
+    beginning and reads the rest by range (`read_tool_result`)."""
+
+    kind: Literal["tool_result"] = "tool_result"
+    task_id: str
+    call_id: str
+    name: str
+    """The tool that answered."""
+    text: str
+    is_error: bool = False
+    recorded_at: datetime
+
+    @property
+    def key(self) -> str:
+        """One entry per tool call of the task."""
+        return tool_result_key(self.task_id, self.call_id)
+
+    @property
+    def version(self) -> int:
+        """Never rewritten (a retried call writes the same entry again)."""
+        return 0
+
+
+def tool_result_key(task_id: str, call_id: str) -> str:
+    """The key a task's stored result of one tool call is kept under."""
+    return f"{task_id}/{call_id}"
+
+
 type Record = Annotated[
-    PlanRecord | StateRecord | InboxAuditRecord | CompactionRecord | ChannelMessageRecord,
+    PlanRecord
+    | StateRecord
+    | InboxAuditRecord
+    | CompactionRecord
+    | ChannelMessageRecord
+    | ToolResultRecord,
     Field(discriminator="kind"),
 ]
 """A record of one of the task-scoped kinds (a `TaskRecord` is written by `put_task`)."""

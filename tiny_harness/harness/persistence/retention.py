@@ -41,6 +41,8 @@ class RetentionConfig(BaseModel, extra="forbid", frozen=True):
     inbox_audit: Duration = _TTL
     compaction: Duration = _TTL
     channel_message: Duration = _TTL
+    tool_result: Duration = _TTL
+    """Counted like a plan: kept while its task runs, however old."""
 
     @classmethod
     def every(cls, ttl: timedelta) -> RetentionConfig:

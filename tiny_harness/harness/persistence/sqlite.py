@@ -33,15 +33,16 @@ from pydantic import ValidationError
 
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.entities import EntityKind, EntityRef
-from tiny_harness.harness.persistence import sqlite_records
+from tiny_harness.harness.persistence import sqlite_blobs, sqlite_records
 from tiny_harness.harness.persistence.records import Record, RecordKind
 from tiny_harness.harness.persistence.sqlite_file import SqliteFile
 from tiny_harness.harness.persistence.store import Store, TaskPage, TaskQuery, TaskRecord
 from tiny_harness.harness.tasks.extension import TASK_EXT_KEY
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The schema this module writes, kept in `PRAGMA user_version` (2 added the record
-tables; a version-1 file is upgraded in place by creating them)."""
+tables, 3 the blob and tool result tables; an older file is upgraded in place by creating
+them)."""
 
 _SCHEMA = (
     """
@@ -58,6 +59,7 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS tasks_context_id ON tasks (context_id, updated_at, id)",
     "CREATE INDEX IF NOT EXISTS tasks_updated_at ON tasks (updated_at, id)",
     *sqlite_records.schema(),
+    *sqlite_blobs.SCHEMA,
 )
 
 _UPSERT = """
@@ -195,12 +197,49 @@ class SqliteStore(Store):
 
         return await self._call(f"read {kind} records of task {task_id!r}", select)
 
+    async def record(self, kind: RecordKind, key: str) -> Record | None:
+        """The record of `kind` under `key`, or None."""
+        sqlite_records.table_of(kind)
+
+        def get(connection: sqlite3.Connection) -> Record | None:
+            return sqlite_records.get(connection, kind, key)
+
+        return await self._call(f"read {kind} record {key!r}", get)
+
+    async def put_blob(self, data: bytes, *, owner: str, stored_at: datetime) -> str:
+        """Keep `data` once and `owner`'s claim on it, in one transaction."""
+        when = _utc_text(stored_at, "the blob's stored_at")
+
+        def put(connection: sqlite3.Connection) -> str:
+            return sqlite_blobs.put(connection, data, owner, when)
+
+        return await self._call(f"store a blob of {len(data)} bytes for {owner!r}", put)
+
+    async def get_blob(self, digest: str) -> bytes | None:
+        """The blob under `digest`, checked against it, or None."""
+
+        def get(connection: sqlite3.Connection) -> bytes | None:
+            return sqlite_blobs.get(connection, digest)
+
+        return await self._call(f"read blob {digest[:16]}", get)
+
     async def delete_expired(self, kind: RecordKind, before: datetime) -> int:
-        """Delete the expired records of `kind` in one statement; how many went."""
+        """Delete the expired records of `kind` (tasks with the blobs left without a
+        claim) in one transaction; how many records went."""
         cutoff = _utc_text(before, "the retention cutoff")
 
         def delete(connection: sqlite3.Connection) -> int:
-            return sqlite_records.delete_expired(connection, kind, cutoff)
+            if kind is not RecordKind.TASK:
+                return sqlite_records.delete_expired(connection, kind, cutoff)
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                deleted = sqlite_records.delete_expired(connection, kind, cutoff)
+                sqlite_blobs.delete_unclaimed(connection, cutoff)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+            return deleted
 
         return await self._call(f"delete expired {kind} records", delete)
 

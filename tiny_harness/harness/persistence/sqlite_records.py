@@ -1,5 +1,5 @@
-"""The SQL of `SqliteStore`'s task-scoped record kinds: plans, state, inbox audit, compactions
-and channel messages.
+"""The SQL of `SqliteStore`'s task-scoped record kinds: plans, state, inbox audit, compactions,
+channel messages and stored tool results.
 
 One table per kind, all of one shape: the record's key, its task, its version, when it was
 recorded (fixed-width UTC text, so text order is time order) and the record as JSON. The
@@ -23,11 +23,12 @@ TABLES: Final[dict[RecordKind, str]] = {
     RecordKind.INBOX_AUDIT: "inbox_audit",
     RecordKind.COMPACTION: "compactions",
     RecordKind.CHANNEL_MESSAGE: "channel_messages",
+    RecordKind.TOOL_RESULT: "tool_results",
 }
 """The table of each task-scoped kind; only these fixed names are ever put into SQL."""
 
 
-_OUTLIVE_THEIR_TASK: Final = frozenset({RecordKind.PLAN, RecordKind.STATE})
+_OUTLIVE_THEIR_TASK: Final = frozenset({RecordKind.PLAN, RecordKind.STATE, RecordKind.TOOL_RESULT})
 """Kinds that are kept while their task is not final, however old they are."""
 
 _RECORD: Final = TypeAdapter[Record](Record)
@@ -84,6 +85,16 @@ def select(connection: sqlite3.Connection, kind: RecordKind, task_id: str) -> tu
         (task_id,),
     ).fetchall()
     return tuple(_parse(str(row[1]), str(row[0])) for row in rows)
+
+
+def get(connection: sqlite3.Connection, kind: RecordKind, key: str) -> Record | None:
+    """The record of `kind` under `key`, or None."""
+    table = table_of(kind)
+    row: tuple[object, ...] | None = connection.execute(
+        f"SELECT json FROM {table} WHERE key = ?",  # noqa: S608
+        (key,),
+    ).fetchone()
+    return None if row is None else _parse(str(row[0]), key)
 
 
 def delete_expired(connection: sqlite3.Connection, kind: RecordKind, before: str) -> int:

@@ -6,10 +6,15 @@ Temporal history is the replay source of a task; the store is what answers `GetT
 task-scoped records of `records.py` (plans, state, inbox audit, compactions) as they
 happen; the A2A server records channel messages before their task is given them. A
 record never holds a secret: every field is typed and none is a credential.
+
+The store also keeps blobs: the large payloads Temporal refers to by digest instead of
+carrying them (`service/durable/payload_store.py`). A blob is stored once per content,
+for every task that stored it, and goes with the last of those tasks.
 """
 
 from __future__ import annotations
 
+import hashlib
 from abc import abstractmethod
 from datetime import datetime
 
@@ -105,13 +110,38 @@ class Store(Entity):
         """
 
     @abstractmethod
+    async def record(self, kind: RecordKind, key: str) -> Record | None:
+        """The record of `kind` under `key`, or None.
+
+        Raises `StoreError` for `RecordKind.TASK`: a task's own record is `get_task`'s.
+        """
+
+    @abstractmethod
+    async def put_blob(self, data: bytes, *, owner: str, stored_at: datetime) -> str:
+        """Keep `data` for the task `owner`; its digest (`blob_digest`), under which
+        `get_blob` finds it. Content is kept once however often it is put; each owner's
+        claim on it is kept apart, so it goes only with the last task that holds it."""
+
+    @abstractmethod
+    async def get_blob(self, digest: str) -> bytes | None:
+        """The blob stored under `digest`, or None when no task holds it (any more)."""
+
+    @abstractmethod
     async def delete_expired(self, kind: RecordKind, before: datetime) -> int:
         """Delete the records of `kind` last written before `before`; how many went.
 
         Tasks count from their terminal state: a task that is not final is never deleted,
-        however old, and neither are its plan and state records.
+        however old, and neither are its plan and state records. Deleting tasks also
+        deletes the claims on blobs of tasks the store no longer holds (a task deleted
+        now, or one it never held) that were stored before `before`, and every blob no
+        claim is left on.
         """
 
     @abstractmethod
     async def close(self) -> None:
         """Release the store's resources; safe to call twice."""
+
+
+def blob_digest(data: bytes) -> str:
+    """The name a blob is stored under: the SHA-256 of its bytes, in lower-case hex."""
+    return hashlib.sha256(data).hexdigest()

@@ -51,6 +51,7 @@ from tiny_harness.harness.skills import SkillCatalog, SkillLoader
 from tiny_harness.harness.skills.tools import skill_tools
 from tiny_harness.harness.tools.intrinsics import INTRINSIC_TOOLS
 from tiny_harness.harness.tools.mcp import McpToolSource
+from tiny_harness.harness.tools.stored_results import ReadToolResultTool
 from tiny_harness.harness.tools.tool import Tool
 
 logger = logging.getLogger(__name__)
@@ -263,6 +264,7 @@ async def build_harness(
     await harness.registry.add(RegistryEntry(ref=channel.ref, instance=channel))
     tools: list[Tool] = [
         *INTRINSIC_TOOLS,
+        ReadToolResultTool(harness.store, lambda: harness.budget.max_tool_result_chars),
         *skill_tools(harness.skills, harness.open_skill_tools),
         *delegation_tools(harness.agent),
     ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 
+from tiny_harness.errors import ToolError
 from tiny_harness.harness.entities import Entity, EntityKind, EntityRef
 from tiny_harness.harness.tools.definition import (
     ToolCall,
@@ -31,6 +32,19 @@ class Tool(Entity):
     @abstractmethod
     async def invoke(self, call: ToolCall) -> ToolResult | WorkflowCommand:
         """Run one call."""
+
+
+class TaskTool(Tool):
+    """A tool whose answer depends on the task that calls it (its stored results, say):
+    the `invoke_tool` activity calls `invoke_for` with the task's id."""
+
+    @abstractmethod
+    async def invoke_for(self, task_id: str, call: ToolCall) -> ToolResult:
+        """Answer `call` for the task `task_id`."""
+
+    async def invoke(self, call: ToolCall) -> ToolResult:
+        """Refused: the tool answers only for a task (`invoke_for`)."""
+        raise ToolError(f"{call.name} answers only inside a task")
 
 
 def tool_ref(name: str) -> EntityRef:

@@ -46,13 +46,15 @@ from tiny_harness.harness.models.llm import (
     LLMResponse,
     UserItem,
 )
-from tiny_harness.harness.persistence.records import Record
+from tiny_harness.harness.persistence.records import Record, ToolResultRecord
 from tiny_harness.harness.persistence.store import Store, TaskRecord
 from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.harness.security import Redactor
 from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.harness.tools.mcp import McpTool
+from tiny_harness.harness.tools.stored_results import cut
+from tiny_harness.harness.tools.tool import TaskTool
 from tiny_harness.service.durable.activities import context as bodies
 from tiny_harness.service.durable.activities.beats import heartbeating
 from tiny_harness.service.durable.activities.help import route_question
@@ -239,7 +241,30 @@ class TaskActivities:
             raise _aborted(error) from error
         if outcome.command is not None:
             return ToolOutcome(result=post.result, command=outcome.command)
-        return ToolOutcome(result=post.result)
+        return ToolOutcome(result=await self._bounded(data.task_id, post.result))
+
+    async def _bounded(self, task_id: str, result: ToolResult) -> ToolResult:
+        """`result` as the model is shown it: cut past the context's limit, the whole text
+        kept in the store for `read_tool_result` (and out of Temporal's history)."""
+        shown = cut(result, self._harness.budget.max_tool_result_chars)
+        if shown is None:
+            return result
+        record = ToolResultRecord(
+            task_id=task_id,
+            call_id=result.call_id,
+            name=result.name,
+            text=result.text,
+            is_error=result.is_error,
+            recorded_at=self._harness.providers.clock(),
+        )
+        await self._write(await self._harness.store(), task_id, record.key, record)
+        logger.info(
+            "task %s: result of %s cut for the model (%d characters kept in the store)",
+            task_id,
+            result.name,
+            len(result.text),
+        )
+        return shown
 
     async def _run_tool(self, call: ToolCall, data: InvokeToolInput) -> ToolOutcome:
         try:
@@ -247,7 +272,10 @@ class TaskActivities:
             if isinstance(tool, McpTool):
                 # A server that changed a tool since it was registered is refused (R6).
                 await tool.check_drift(iteration=f"{data.task_id}:{data.iteration}")
-            answer = await tool.invoke(call)
+            if isinstance(tool, TaskTool):
+                answer: ToolResult | WorkflowCommand = await tool.invoke_for(data.task_id, call)
+            else:
+                answer = await tool.invoke(call)
             if isinstance(answer, WorkflowCommand) and answer.kind == "wait_for_reply":
                 answer = await route_question(
                     self._harness, data.task_id, answer, data.task, self._operations
@@ -275,16 +303,6 @@ class TaskActivities:
         state_name = TaskState.Name(state)
         ends = state in FINAL and not await _stored_final(store, task.task_id)
 
-        async def write(ctx: PersistenceWriteIn) -> PersistenceWriteIn:
-            # Masked here, after the pre hooks: a plugin's change is masked as well.
-            record = self._redactor.model(ctx.record)
-            if isinstance(record, TaskRecord):
-                await store.put_task(record)
-            else:
-                await store.put_record(record)
-            return ctx.model_copy(update={"result": "stored"})
-
-        point = HookPoint(operation=Operation.PERSISTENCE_WRITE, phase=Phase.IN)
         records: list[TaskRecord | Record] = [task, *data.records]
         attributes: dict[str, str | int] = {
             "tiny_harness.records": len(records),
@@ -297,14 +315,31 @@ class TaskActivities:
             run.detail = f"version {data.version}, {len(records)} {noun}"
             for record in records:
                 key = str(data.version) if isinstance(record, TaskRecord) else record.key
-                ctx = PersistenceWriteIn(task_id=task.task_id, correlation_id=key, record=record)
-                try:
-                    await self._harness.hooks.run_body(point, ctx, write)
-                except HookAbort as error:
-                    raise _aborted(error) from error
+                await self._write(store, task.task_id, key, record)
             run.outcome = "stored"
         if ends:
             self._counters.task_ended(state)
+
+    async def _write(
+        self, store: Store, task_id: str, key: str, record: TaskRecord | Record
+    ) -> None:
+        """Write one record through the persistence.write body (replaceable), masked."""
+
+        async def write(ctx: PersistenceWriteIn) -> PersistenceWriteIn:
+            # Masked here, after the pre hooks: a plugin's change is masked as well.
+            masked = self._redactor.model(ctx.record)
+            if isinstance(masked, TaskRecord):
+                await store.put_task(masked)
+            else:
+                await store.put_record(masked)
+            return ctx.model_copy(update={"result": "stored"})
+
+        point = HookPoint(operation=Operation.PERSISTENCE_WRITE, phase=Phase.IN)
+        ctx = PersistenceWriteIn(task_id=task_id, correlation_id=key, record=record)
+        try:
+            await self._harness.hooks.run_body(point, ctx, write)
+        except HookAbort as error:
+            raise _aborted(error) from error
 
     @activity.defn(name="dispatch_hooks")
     async def dispatch_hooks(self, data: DispatchInput) -> JsonObject:

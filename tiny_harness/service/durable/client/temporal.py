@@ -5,7 +5,9 @@ interpreter (`temporal server start-dev`, headless unless the UI is asked for), 
 127.0.0.1 with its database in the data directory, so tasks survive a restart, as a child
 that cannot outlive this process (`DevServer`). Nothing is downloaded. Every client uses
 the pydantic data converter with the redacting codec (`service/durable/redaction.py`), so
-no payload it or a worker built on it sends to Temporal holds a credential.
+no payload it or a worker built on it sends to Temporal holds a credential, and keeps the
+large ones in the store (`service/durable/payload_store.py`), so none is over the
+configured size.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from temporalio.converter import DataConverter
 
 from tiny_harness.config import TemporalConfig
 from tiny_harness.errors import TemporalUnavailableError
+from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.security import Redactor
 from tiny_harness.service.durable.client.dev_server import DevServer
+from tiny_harness.service.durable.payload_store import with_payload_store
 from tiny_harness.service.durable.redaction import redacting_converter
 from tiny_harness.service.http import free_port
 
@@ -61,6 +65,16 @@ def temporal_cli_path() -> Path:
     return Path(found)
 
 
+def harness_converter(
+    store: Store, redactor: Redactor | None = None, *, threshold: int
+) -> DataConverter:
+    """The data converter of every harness client: redacting, then large payloads by
+    reference into `store`."""
+    return with_payload_store(
+        redacting_converter(redactor or Redactor()), store, threshold=threshold
+    )
+
+
 HEALTHY_SECONDS = 20.0
 """How long a just-started embedded server may take to answer its first connect."""
 
@@ -70,17 +84,20 @@ async def connect(
     data_dir: Path,
     stack: AsyncExitStack,
     *,
+    store: Store,
     interceptors: Sequence[Interceptor] = (),
     redactor: Redactor | None = None,
 ) -> TemporalConnection:
     """A client for the configured cluster, or for an embedded dev server started here.
 
-    An embedded server is stopped when `stack` closes. `interceptors` go on the client,
-    and so on every worker built on it (register a tracing interceptor here only).
-    `redactor` masks credentials in every payload sent (the credential shapes alone when
-    None); give it the secrets this process holds.
+    An embedded server is stopped when `stack` closes. Payloads of
+    `config.large_payload_bytes` or more are kept in `store`, which every process of the
+    deployment must share. `interceptors` go on the client, and so on every worker built on
+    it (register a tracing interceptor here only). `redactor` masks credentials in every
+    payload sent (the credential shapes alone when None); give it the secrets this process
+    holds.
     """
-    converter = redacting_converter(redactor or Redactor())
+    converter = harness_converter(store, redactor, threshold=config.large_payload_bytes)
     if config.address is not None:
         return await _connect_remote(config, interceptors, converter)
     return await _start_embedded(config, data_dir, stack, interceptors, converter)
