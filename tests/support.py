@@ -493,3 +493,11 @@ async def history_payloads(temporal: Client, workflow_id: str) -> list[Payload]:
     """Every payload the workflow's history holds (its newest run), as Temporal keeps it."""
     history = await temporal.get_workflow_handle(workflow_id).fetch_history()
     return [payload for event in history.events for payload in payloads_in(event)]
+
+
+async def stored_log(store: Store, task_id: str) -> list[StreamResponse]:
+    """The task's whole event log as the store holds it, page by page."""
+    events: list[StreamResponse] = []
+    while page := await store.task_events(task_id, len(events)):
+        events.extend(page)
+    return events

@@ -40,7 +40,7 @@ from starlette.routing import Route
 from temporalio.testing import WorkflowEnvironment
 
 from tests.service.serve_process import ServeProcess
-from tests.support import collect, llm_requests, send_request, states, tool_output
+from tests.support import collect, llm_requests, send_request, states, stored_log, tool_output
 from tiny_harness.harness.models.llm import ToolResultItem
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.settings.retry import RetryPolicies
@@ -174,7 +174,8 @@ async def assert_streamed_once_and_stored(split: SplitHarness, events: list[Stre
     assert len(set(wire)) == len(wire), "an event reached the client twice"
     record = await split.store.get_task(task_id)
     assert record is not None
-    assert list(record.events) == events, "the client's stream differs from the task's log"
+    log = await stored_log(split.store, task_id)
+    assert log == events, "the client's stream differs from the task's log"
     return task_id
 
 

@@ -17,8 +17,9 @@ from a2a.utils.errors import UnsupportedOperationError
 from temporalio.testing import WorkflowEnvironment
 
 from tests.service.serve_process import ServeProcess
-from tests.support import collect, first_event, send_request, states
+from tests.support import collect, first_event, send_request, states, stored_log
 from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.durable.client.dev_server import port_is_free, servers_on
@@ -65,19 +66,17 @@ def remote_serve(
     return ServeProcess(tmp_path / "data", free_port(), env)
 
 
-async def stored_log(serve: ServeProcess, task_id: str) -> list[StreamResponse]:
-    """The final task's whole event log, from the store file of `serve` (written on close)."""
+async def final_log(serve: ServeProcess, task_id: str) -> list[StreamResponse]:
+    """The final task's whole event log, from the store file of `serve`."""
     store = SqliteStore(serve.data_dir / "tiny-harness.sqlite3")
     try:
-        # A killed worker's in-flight store write must time out before the final one lands.
-        for _ in range(300):
-            record = await store.get_task(task_id)
-            if record is not None and record.events:
-                return list(record.events)
-            await asyncio.sleep(0.1)
+        record = await store.get_task(task_id, history_length=0)
+        while record is None or record.task.status.state not in FINAL:
+            await store.wait_for_log(task_id, record.version if record is not None else 0)
+            record = await store.get_task(task_id, history_length=0)
+        return await stored_log(store, task_id)
     finally:
         await store.close()
-    raise AssertionError(f"task {task_id} never had its log stored")
 
 
 @pytest.mark.timeout(120)
@@ -107,7 +106,7 @@ async def test_restart_while_waiting_for_input_loses_nothing(
         assert states(rest)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
         with pytest.raises(UnsupportedOperationError):
             await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
-        log = await stored_log(serve, task_id)
+        log = await final_log(serve, task_id)
         assert await serve.stop() == 0
     assert log == first + rest[1:]  # every event once, in order, across the restart
 
@@ -133,7 +132,7 @@ async def test_restart_mid_llm_call_finishes_the_task(
         followed = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
         assert followed[0].HasField("task")  # the task as it stood, then what followed
         assert states(followed)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
-        log = await stored_log(serve, task_id)
+        log = await final_log(serve, task_id)
         assert log[: len(seen)] == seen
         task = await client.get_task(GetTaskRequest(id=task_id))
         assert task.status.state == TaskState.TASK_STATE_COMPLETED
@@ -231,7 +230,7 @@ async def test_killed_mid_model_call_the_task_finishes_on_the_next_worker(
         client = await a2a_client(serve.url, http)
         followed = await collect(client.subscribe(SubscribeToTaskRequest(id=task_id)))
         assert states(followed)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
-        replay = await stored_log(serve, task_id)
+        replay = await final_log(serve, task_id)
         assert replay[: len(seen)] == seen
         plans = [e for e in replay if "Plan:" in str(e)]
         assert len(plans) == 1, "the recorded plan step must not run again"

@@ -24,7 +24,6 @@ stable, machine-readable `code`. None of them ever carries a secret in its messa
     ├── StoreError                       the store could not read or write a record
     │   └── MissingPayloadError          a payload Temporal refers to is not in the store
     ├── TemporalUnavailableError         the Temporal service cannot be reached or started
-    ├── WatchUnavailableError            a task's workflow cannot take a watch now (read instead)
     ├── HttpBindError                    the HTTP server cannot listen on its address
     ├── HookError                        a hook point or hook executor cannot be used
     │   ├── UnknownHookPointError        a hook point names an unknown operation or phase
@@ -135,7 +134,6 @@ from tiny_harness.errors.runtime import (
     MissingPayloadError,
     StoreError,
     TemporalUnavailableError,
-    WatchUnavailableError,
 )
 from tiny_harness.errors.tasks import (
     A2uiMessageError,
@@ -216,5 +214,4 @@ __all__ = [
     "UnknownTaskError",
     "UnsupportedExtensionError",
     "VersionNotFoundError",
-    "WatchUnavailableError",
 ]

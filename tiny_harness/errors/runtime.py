@@ -38,13 +38,6 @@ class TemporalUnavailableError(TinyHarnessError):
     code = "temporal_unavailable"
 
 
-class WatchUnavailableError(TinyHarnessError):
-    """Raised by the gateway when a task's workflow cannot take a watch (it has closed, or
-    it is at its limit of in-flight updates); the event bridge then reads the log instead."""
-
-    code = "watch_unavailable"
-
-
 class HttpBindError(TinyHarnessError):
     """Raised when the HTTP server cannot listen on its address (the port is taken, say)."""
 

@@ -210,6 +210,7 @@ def _gateway(settings: Settings, connection: TemporalConnection, store: Store) -
         max_model_calls=settings.loop.max_model_calls,
         max_task_tokens=settings.loop.max_task_tokens,
         prices=settings.model.prices,
+        redactor=_redactor(settings),
     )
 
 

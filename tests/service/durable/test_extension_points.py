@@ -25,6 +25,7 @@ from tests.support import (
     tool_output,
 )
 from tiny_harness.harness.models.llm import ToolResultItem
+from tiny_harness.harness.persistence.records import RecordKind
 from tiny_harness.service.http import free_port
 
 CALCULATOR = Path(__file__).parents[2] / "fixtures" / "mcp_servers" / "calculator.py"
@@ -128,8 +129,15 @@ async def test_in_hook_at_lower_priority_replaces_the_default_body(
         task_id = events[0].task.id
         await temporal_client.get_workflow_handle(task_id).result()
         stored = await harness.store.get_task(task_id)
-    assert stored is None
+        audits = await harness.store.records(RecordKind.INBOX_AUDIT, task_id)
+        states_kept = await harness.store.records(RecordKind.STATE, task_id)
+    # The hook took over every record's write: the store has none of them.
     assert task_id in plugin_hooks.SKIPPED_WRITES
+    assert audits == ()
+    assert states_kept == ()
+    # The task's log is not a record a hook routes: every reader reads it from the store.
+    assert stored is not None
+    assert stored.task.status.state == TaskState.TASK_STATE_COMPLETED
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 
 from a2a.client import Client as A2AClient
@@ -18,7 +19,6 @@ from temporalio.client import Client, WorkflowExecutionStatus
 
 from tests.support import (
     ENDLESS_PLANS,
-    HeldLLM,
     RunningHarness,
     collect,
     first_event,
@@ -26,9 +26,9 @@ from tests.support import (
     running_harness,
     send_request,
     states,
+    stored_log,
     user_message,
 )
-from tiny_harness.service.durable.workflows.task_log import MAX_PARKED
 
 SLOW = "turns:\n  - text: too late\n    delay_seconds: 30\n"
 ASK = """
@@ -106,10 +106,7 @@ MANY_STEPS = (
 
 async def whole_log(harness: RunningHarness, task_id: str) -> list[StreamResponse]:
     """The task's durable log from event 0, page by page (across every run)."""
-    events: list[StreamResponse] = []
-    while page := (await harness.gateway.read(task_id, len(events))).events:
-        events.extend(logged.event for logged in page)
-    return events
+    return await stored_log(harness.store, task_id)
 
 
 async def test_log_replays_whole_across_continue_as_new(
@@ -137,28 +134,61 @@ async def test_log_replays_whole_across_continue_as_new(
         assert states(rest)[-1] == "TASK_STATE_COMPLETED"
 
 
-async def test_more_readers_than_parked_watches_all_see_the_end(
+async def test_watchers_add_nothing_to_a_parked_tasks_history_and_all_see_the_end(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    llm = HeldLLM("turns:\n  - text: finally\n")
-    readers = MAX_PARKED + 4
-    async with running_harness(temporal_client, tmp_path, "", llm=llm) as harness:
-        clients = [await harness.client() for _ in range(readers)]
-        events = await _first_events(clients[0], send_request("wait"), "TASK_STATE_WORKING")
-        task_id = events[0].task.id
-        attached = asyncio.Barrier(readers + 1)
+    readers = 12
+    async with running_harness(temporal_client, tmp_path, ASK) as harness:
+        client = await harness.client()
+        alone = await _parked_and_answered(harness, client, watchers=0)
+        watched = await _parked_and_answered(harness, client, watchers=readers)
+        histories = [
+            await harness.temporal.get_workflow_handle(task_id).fetch_history()
+            for task_id in (alone.task_id, watched.task_id)
+        ]
 
-        async def read_to_the_end(client: A2AClient) -> list[StreamResponse]:
-            stream = client.subscribe(SubscribeToTaskRequest(id=task_id))
-            seen = [await anext(stream)]
-            await attached.wait()  # every reader is on the stream before the model answers
-            return seen + [event async for event in stream]
+    assert len(watched.seen) == readers
+    for replay in watched.seen:
+        assert states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
+    # Twelve readers waiting through the pause left nothing in the task's history: the
+    # same kinds of event as the task with none, and one update per message sent.
+    alone_kinds, watched_kinds = (
+        [str(e.WhichOneof("attributes")) for e in h.events] for h in histories
+    )
+    assert set(watched_kinds) == set(alone_kinds)
+    updates = "workflow_execution_update_accepted_event_attributes"
+    assert watched_kinds.count(updates) == alone_kinds.count(updates) == 2
 
-        replays = asyncio.gather(*(read_to_the_end(c) for c in clients))
-        await attached.wait()
-        llm.release.set()
-        done = await replays
-    assert all(states(replay)[-2:] == ["artifact", "TASK_STATE_COMPLETED"] for replay in done)
+
+@dataclass
+class _Watched:
+    task_id: str
+    seen: list[list[StreamResponse]]
+
+
+async def _parked_and_answered(
+    harness: RunningHarness, client: A2AClient, *, watchers: int
+) -> _Watched:
+    """A task parked on its question with `watchers` subscribers reading it from before
+    the reply until its end."""
+    first = await collect(client.send_message(send_request("go")))
+    task_id = first[0].task.id
+    assert states(first)[-1] == "TASK_STATE_INPUT_REQUIRED"
+    attached = asyncio.Barrier(watchers + 1)
+
+    async def read_to_the_end(reader: A2AClient) -> list[StreamResponse]:
+        stream = reader.subscribe(SubscribeToTaskRequest(id=task_id))
+        seen = [await anext(stream)]
+        await attached.wait()  # every reader is on the stream before the reply
+        return seen + [event async for event in stream]
+
+    readers = [await harness.client() for _ in range(watchers)]
+    replays = asyncio.gather(*(read_to_the_end(reader) for reader in readers))
+    await attached.wait()
+    await collect(client.send_message(send_request("yes", task_id=task_id)))
+    seen = await replays
+    await harness.temporal.get_workflow_handle(task_id).result()
+    return _Watched(task_id, list(seen))
 
 
 async def test_a_model_that_never_finishes_is_stopped_at_the_call_limit(

@@ -18,7 +18,7 @@ from temporalio.client import Client
 from temporalio.testing import ActivityEnvironment
 
 from tests.service.notifications.receiver import push_receiver
-from tests.support import ASKS_WHICH_SIZE, collect, running_harness, send_request
+from tests.support import ASKS_WHICH_SIZE, collect, running_harness, send_request, stored_log
 from tiny_harness.service.notifications.payloads import DeliveryInput, DeliveryProgress
 from tiny_harness.service.notifications.sender import PushActivities
 from tiny_harness.service.notifications.url_guard import UrlGuard
@@ -38,7 +38,7 @@ async def test_a_retried_slice_resumes_after_the_last_event_it_delivered(
         await temporal_client.get_workflow_handle(task_id).result()
         record = await h.store.get_task(task_id)
         assert record is not None
-        log = list(record.events)
+        log = await stored_log(h.store, task_id)
         config = await h.push_configs.put(
             TaskPushNotificationConfig(task_id=task_id, url=receiver.url)
         )

@@ -35,6 +35,7 @@ from tests.support import (
     running_harness,
     send_request,
     states,
+    stored_log,
     user_message,
 )
 from tiny_harness.service.notifications.courier import courier_id
@@ -80,7 +81,7 @@ async def log_after_question(running: RunningHarness, task_id: str) -> list[Stre
     """The task's stored log from the event after its (last) INPUT_REQUIRED on."""
     record = await running.store.get_task(task_id)
     assert record is not None
-    events = list(record.events)
+    events = await stored_log(running.store, task_id)
     parked = max(i for i, e in enumerate(events) if states([e]) == ["TASK_STATE_INPUT_REQUIRED"])
     return events[parked + 1 :]
 
@@ -184,9 +185,10 @@ async def test_a_config_sent_with_the_first_message_hears_the_task_from_its_firs
         await answer(h, task_id)
         record = await h.store.get_task(task_id)
         assert record is not None
-        received = await receiver.wait_for(len(record.events))
+        log = await stored_log(h.store, task_id)
+        received = await receiver.wait_for(len(log))
 
-    assert received == list(record.events)
+    assert received == log
     assert received[0].WhichOneof("payload") == "task"
 
 

@@ -3,76 +3,67 @@
 This is the store a single tiny-harness server uses out of the box: no service to run, one
 file on disk (mode 0600, since records hold user content). Every call runs on a worker
 thread through `asyncio.to_thread`, over one connection guarded by a lock, so the event loop
-never blocks on disk.
+never blocks on disk. The SQL lives with its tables: `sqlite_tasks` (tasks, their logs and
+histories), `sqlite_records`, `sqlite_blobs`.
 
 Limits: it is made for one writer process. WAL mode and a busy timeout let another process
 read the file, or briefly contend for it, but nothing coordinates several servers writing the
-same file, and there is no replication or backup: the file is the only copy.
+same file, and there is no replication or backup: the file is the only copy. A write by this
+store wakes its `wait_for_log` waiters at once; a write by another process on the same file
+(a separate `tiny-harness worker`) is noticed by polling, from every 50 ms up to every
+second while nothing changes.
 
-A task's `updated_at` column is the time of its last status change (the task's status
-timestamp; the record's `updated_at` for a task without one), so a write that changes no
-status (the closing write with the event log, say) leaves the task where it was in the
-listing. Pagination is by keyset over `(updated_at, id)`, so a page token stays valid as
-tasks arrive, but a task whose status changes while a client pages moves ahead of the
-cursor and is not shown again in that walk.
+Pagination is by keyset over `(updated_at, id)`, so a page token stays valid as tasks
+arrive, but a task whose status changes while a client pages moves ahead of the cursor and
+is not shown again in that walk.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
+import contextlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
-from google.protobuf import json_format
-from pydantic import ValidationError
+from a2a.types import StreamResponse
 
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.entities import EntityKind, EntityRef
-from tiny_harness.harness.persistence import sqlite_blobs, sqlite_records
+from tiny_harness.harness.persistence import sqlite_blobs, sqlite_records, sqlite_tasks
 from tiny_harness.harness.persistence.records import Record, RecordKind
-from tiny_harness.harness.persistence.sqlite_file import SqliteFile
-from tiny_harness.harness.persistence.store import Store, TaskPage, TaskQuery, TaskRecord
+from tiny_harness.harness.persistence.sqlite_file import (
+    SqliteFile,
+    integer_of,
+    text_of,
+    utc_text,
+)
+from tiny_harness.harness.persistence.store import (
+    EVENTS_PAGE,
+    LogWrite,
+    Store,
+    TaskPage,
+    TaskQuery,
+    TaskRecord,
+)
 from tiny_harness.harness.tasks.extension import TASK_EXT_KEY
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The schema this module writes, kept in `PRAGMA user_version` (2 added the record
-tables, 3 the blob and tool result tables; an older file is upgraded in place by creating
-them)."""
+tables, 3 the blob and tool result tables, 4 moved each task's events and history out of
+its row into their own tables; an older file is upgraded in place)."""
 
-_SCHEMA = (
-    """
-    CREATE TABLE IF NOT EXISTS tasks (
-        id TEXT PRIMARY KEY,
-        context_id TEXT NOT NULL,
-        state INTEGER NOT NULL,
-        version INTEGER NOT NULL,
-        updated_at TEXT NOT NULL,
-        json TEXT NOT NULL
-    )
-    """,
-    # Both indexes end in the listing order, so a filtered, paged listing reads one range.
-    "CREATE INDEX IF NOT EXISTS tasks_context_id ON tasks (context_id, updated_at, id)",
-    "CREATE INDEX IF NOT EXISTS tasks_updated_at ON tasks (updated_at, id)",
-    *sqlite_records.schema(),
-    *sqlite_blobs.SCHEMA,
-)
+_SCHEMA = (*sqlite_tasks.SCHEMA, *sqlite_records.schema(), *sqlite_blobs.SCHEMA)
 
-_UPSERT = """
-    INSERT INTO tasks (id, context_id, state, version, updated_at, json)
-    VALUES (?, ?, ?, ?, ?, ?)
-    ON CONFLICT (id) DO UPDATE SET
-        context_id = excluded.context_id,
-        state = excluded.state,
-        version = excluded.version,
-        updated_at = excluded.updated_at,
-        json = excluded.json
-    WHERE excluded.version >= tasks.version
-"""
+FIRST_POLL_SECONDS = 0.05
+LAST_POLL_SECONDS = 1.0
+"""How often a waiter reads the file for another process's writes: from the first, doubling
+while nothing changes, up to the last."""
 
 type _Param = str | int
 
@@ -92,6 +83,7 @@ class SqliteStore(Store):
     def __init__(self, path: Path) -> None:
         self.ref = EntityRef(kind=EntityKind.STORE, id="sqlite")
         self._file = SqliteFile(path, label="sqlite store", prepare=_prepare_schema)
+        self._waiters: dict[str, set[asyncio.Future[None]]] = {}
 
     @property
     def path(self) -> Path:
@@ -99,35 +91,72 @@ class SqliteStore(Store):
         return self._file.path
 
     async def put_task(self, record: TaskRecord) -> None:
-        """Upsert the record in one statement; a stored higher version is kept."""
-        task = record.task
-        if not task.id:
-            raise StoreError("cannot store a task record whose task has no id")
-        params: tuple[_Param, ...] = (
-            task.id,
-            task.context_id,
-            int(task.status.state),
-            record.version,
-            _status_changed_at(record),
-            record.model_dump_json(),
-        )
+        """Upsert the row and replace the history, in one transaction."""
 
         def put(connection: sqlite3.Connection) -> None:
-            connection.execute(_UPSERT, params)
+            sqlite_tasks.put_task(connection, record)
 
-        await self._call(f"write task {task.id!r}", put)
+        await self._call(f"write task {record.task_id!r}", put)
+        self._wake(record.task_id)
 
-    async def get_task(self, task_id: str) -> TaskRecord | None:
-        """The stored record of `task_id`, or None."""
+    async def get_task(
+        self, task_id: str, *, history_length: int | None = None
+    ) -> TaskRecord | None:
+        """The stored record of `task_id` with its newest history, or None."""
 
-        def get(connection: sqlite3.Connection) -> str | None:
-            row: tuple[object, ...] | None = connection.execute(
-                "SELECT json FROM tasks WHERE id = ?", (task_id,)
-            ).fetchone()
-            return None if row is None else _text(row[0], "json")
+        def get(connection: sqlite3.Connection) -> TaskRecord | None:
+            with _read_transaction(connection):
+                return sqlite_tasks.get(connection, task_id, history_length)
 
-        document = await self._call(f"read task {task_id!r}", get)
-        return None if document is None else _record(document, task_id)
+        return await self._call(f"read task {task_id!r}", get)
+
+    async def write_log(self, write: LogWrite) -> bool:
+        """One step of the log in one transaction; wakes the task's waiters."""
+
+        def put(connection: sqlite3.Connection) -> bool:
+            return sqlite_tasks.write_log(connection, write)
+
+        ended = await self._call(f"write the log of task {write.task_id!r}", put)
+        self._wake(write.task_id)
+        return ended
+
+    async def end_task(self, write: LogWrite) -> bool:
+        """The ending step, if the log is where it expects; wakes the task's waiters."""
+
+        def put(connection: sqlite3.Connection) -> bool:
+            return sqlite_tasks.end_task(connection, write)
+
+        ended = await self._call(f"end task {write.task_id!r}", put)
+        if ended:
+            self._wake(write.task_id)
+        return ended
+
+    async def task_events(
+        self, task_id: str, cursor: int, limit: int = EVENTS_PAGE
+    ) -> tuple[StreamResponse, ...]:
+        """Up to `limit` events from number `cursor` on, in order."""
+
+        def select(connection: sqlite3.Connection) -> tuple[StreamResponse, ...]:
+            return sqlite_tasks.events(connection, task_id, max(cursor, 0), limit)
+
+        return await self._call(f"read the log of task {task_id!r}", select)
+
+    async def wait_for_log(self, task_id: str, beyond: int) -> None:
+        """Return once the log holds more than `beyond` events: woken by this store's
+        writes, polling for other processes'."""
+        loop = asyncio.get_running_loop()
+        poll = FIRST_POLL_SECONDS
+        while True:
+            woken: asyncio.Future[None] = loop.create_future()
+            self._waiters.setdefault(task_id, set()).add(woken)
+            try:
+                if await self._version(task_id) > beyond:
+                    return
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(woken, poll)
+                poll = min(poll * 2, LAST_POLL_SECONDS)
+            finally:
+                self._forget(task_id, woken)
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         """A page of matching records, newest status change first, ties broken by id
@@ -142,7 +171,7 @@ class SqliteStore(Store):
             params.append(query.state)
         if query.updated_after is not None:
             filters.append("updated_at >= ?")
-            params.append(_utc_text(query.updated_after, "the query's updated_after"))
+            params.append(utc_text(query.updated_after, "the query's updated_after"))
         if query.participant is not None:
             filters.append(_PARTICIPANT_FILTER if query.participant else _NO_PARTICIPANTS)
             if query.participant:
@@ -162,26 +191,32 @@ class SqliteStore(Store):
         )
         page_params.append(query.page_size + 1)
 
-        def select(connection: sqlite3.Connection) -> tuple[int, list[tuple[object, ...]]]:
+        def select(
+            connection: sqlite3.Connection,
+        ) -> tuple[int, list[tuple[object, ...]], list[TaskRecord]]:
             with _read_transaction(connection):
                 count_row: tuple[object, ...] = connection.execute(count_sql, params).fetchone()
                 rows: list[tuple[object, ...]] = connection.execute(
                     page_sql, page_params
                 ).fetchall()
-            return _integer(count_row[0], "count"), rows
+                records = [
+                    sqlite_tasks.parse_record(text_of(row[2], "json"), text_of(row[1], "id"))
+                    for row in rows[: query.page_size]
+                ]
+                for record in records:
+                    sqlite_tasks.with_history(connection, record.task, query.history_length)
+            return integer_of(count_row[0], "count"), rows, records
 
-        total, rows = await self._call("list tasks", select)
-        page = rows[: query.page_size]
-        records = tuple(_record(_text(row[2], "json"), _text(row[1], "id")) for row in page)
+        total, rows, records = await self._call("list tasks", select)
         next_token = None
         if len(rows) > query.page_size:
-            last = page[-1]
-            next_token = _encode_token(_text(last[0], "updated_at"), _text(last[1], "id"))
-        return TaskPage(records=records, next_page_token=next_token, total_size=total)
+            last = rows[query.page_size - 1]
+            next_token = _encode_token(text_of(last[0], "updated_at"), text_of(last[1], "id"))
+        return TaskPage(records=tuple(records), next_page_token=next_token, total_size=total)
 
     async def put_record(self, record: Record) -> None:
         """Upsert the record in its kind's table; a stored higher version is kept."""
-        recorded_at = _utc_text(record.recorded_at, "the record's recorded_at")
+        recorded_at = utc_text(record.recorded_at, "the record's recorded_at")
 
         def put(connection: sqlite3.Connection) -> None:
             sqlite_records.upsert(connection, record, recorded_at)
@@ -208,7 +243,7 @@ class SqliteStore(Store):
 
     async def put_blob(self, data: bytes, *, owner: str, stored_at: datetime) -> str:
         """Keep `data` once and `owner`'s claim on it, in one transaction."""
-        when = _utc_text(stored_at, "the blob's stored_at")
+        when = utc_text(stored_at, "the blob's stored_at")
 
         def put(connection: sqlite3.Connection) -> str:
             return sqlite_blobs.put(connection, data, owner, when)
@@ -226,19 +261,14 @@ class SqliteStore(Store):
     async def delete_expired(self, kind: RecordKind, before: datetime) -> int:
         """Delete the expired records of `kind` (tasks with the blobs left without a
         claim) in one transaction; how many records went."""
-        cutoff = _utc_text(before, "the retention cutoff")
+        cutoff = utc_text(before, "the retention cutoff")
 
         def delete(connection: sqlite3.Connection) -> int:
             if kind is not RecordKind.TASK:
                 return sqlite_records.delete_expired(connection, kind, cutoff)
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                deleted = sqlite_records.delete_expired(connection, kind, cutoff)
+            with sqlite_tasks.transaction(connection):
+                deleted = sqlite_tasks.delete_expired(connection, cutoff)
                 sqlite_blobs.delete_unclaimed(connection, cutoff)
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-            connection.execute("COMMIT")
             return deleted
 
         return await self._call(f"delete expired {kind} records", delete)
@@ -250,6 +280,24 @@ class SqliteStore(Store):
     async def _call[T](self, action: str, work: Callable[[sqlite3.Connection], T]) -> T:
         return await self._file.call(action, work)
 
+    async def _version(self, task_id: str) -> int:
+        def read(connection: sqlite3.Connection) -> int:
+            return sqlite_tasks.version(connection, task_id) or 0
+
+        return await self._call(f"read the log length of task {task_id!r}", read)
+
+    def _wake(self, task_id: str) -> None:
+        for waiter in self._waiters.get(task_id, ()):
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def _forget(self, task_id: str, waiter: asyncio.Future[None]) -> None:
+        waiters = self._waiters.get(task_id)
+        if waiters is not None:
+            waiters.discard(waiter)
+            if not waiters:
+                del self._waiters[task_id]
+
 
 def _prepare_schema(connection: sqlite3.Connection, path: Path) -> None:
     """Create or check the schema."""
@@ -257,7 +305,7 @@ def _prepare_schema(connection: sqlite3.Connection, path: Path) -> None:
         connection.execute("BEGIN IMMEDIATE")
         try:
             version_row: tuple[object, ...] = connection.execute("PRAGMA user_version").fetchone()
-            found = _integer(version_row[0], "user_version")
+            found = integer_of(version_row[0], "user_version")
             if found > SCHEMA_VERSION:
                 raise StoreError(
                     f"sqlite store {path}: schema version {found} is newer than this "
@@ -265,6 +313,8 @@ def _prepare_schema(connection: sqlite3.Connection, path: Path) -> None:
                 )
             for statement in _SCHEMA:
                 connection.execute(statement)
+            if found < 4:
+                sqlite_tasks.move_logs_out_of_rows(connection)
             if found < SCHEMA_VERSION:
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
@@ -292,30 +342,6 @@ def _where(filters: list[str]) -> str:
     return " WHERE " + " AND ".join(filters) if filters else ""
 
 
-def _utc_text(moment: datetime, what: str) -> str:
-    """`moment` as fixed-width ISO-8601 UTC text, whose text order is its time order."""
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise StoreError(f"{what} must be timezone-aware, got the naive {moment.isoformat()}")
-    try:
-        utc = moment.astimezone(UTC)
-    except OverflowError as exc:
-        raise StoreError(f"{what} {moment.isoformat()} is out of range in UTC") from exc
-    return utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
-
-
-def _status_changed_at(record: TaskRecord) -> str:
-    """The listing time of `record`: its task's status timestamp, else its `updated_at`."""
-    written = _utc_text(record.updated_at, "the record's updated_at")
-    status = record.task.status
-    if not status.HasField("timestamp"):
-        return written
-    try:
-        changed = status.timestamp.ToDatetime(tzinfo=UTC)
-    except (ValueError, OverflowError) as exc:
-        raise StoreError(f"the task's status timestamp is out of range: {exc}") from exc
-    return _utc_text(changed, "the task's status timestamp")
-
-
 def _encode_token(updated_at: str, task_id: str) -> str:
     raw = json.dumps([updated_at, task_id], separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
@@ -338,33 +364,9 @@ def _decode_token(token: str) -> tuple[str, str]:
         raise malformed
     updated_at, task_id = value[0], value[1]
     try:
-        canonical = _utc_text(datetime.fromisoformat(updated_at), "token")
+        canonical = utc_text(datetime.fromisoformat(updated_at), "token")
     except (ValueError, StoreError) as exc:
         raise malformed from exc
     if canonical != updated_at:
         raise malformed
     return updated_at, task_id
-
-
-def _record(document: str, task_id: str) -> TaskRecord:
-    # The messages name the problem only: the document itself holds user content.
-    unreadable = f"stored record of task {task_id!r} is unreadable"
-    try:
-        return TaskRecord.model_validate_json(document)
-    except ValidationError as exc:
-        raise StoreError(f"{unreadable}: {exc.error_count()} validation error(s)") from exc
-    except (json_format.Error, TypeError) as exc:
-        # `ProtoJson` lets protobuf's ParseError, and its own TypeError, through unwrapped.
-        raise StoreError(f"{unreadable}: {type(exc).__name__}") from exc
-
-
-def _text(value: object, column: str) -> str:
-    if not isinstance(value, str):
-        raise StoreError(f"column {column} holds {type(value).__name__}, expected text")
-    return value
-
-
-def _integer(value: object, column: str) -> int:
-    if not isinstance(value, int):
-        raise StoreError(f"column {column} holds {type(value).__name__}, expected an integer")
-    return value

@@ -16,6 +16,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tiny_harness.errors import StoreError
@@ -127,3 +128,28 @@ def _set_pragmas(connection: sqlite3.Connection, path: Path) -> None:
         raise StoreError(
             f"sqlite store {path}: cannot switch to WAL journal mode (got {mode_row[0]!r})"
         )
+
+
+def utc_text(moment: datetime, what: str) -> str:
+    """`moment` as fixed-width ISO-8601 UTC text, whose text order is its time order."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise StoreError(f"{what} must be timezone-aware, got the naive {moment.isoformat()}")
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError as exc:
+        raise StoreError(f"{what} {moment.isoformat()} is out of range in UTC") from exc
+    return utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def text_of(value: object, column: str) -> str:
+    """A text column's value; `StoreError` for anything else."""
+    if not isinstance(value, str):
+        raise StoreError(f"column {column} holds {type(value).__name__}, expected text")
+    return value
+
+
+def integer_of(value: object, column: str) -> int:
+    """An integer column's value; `StoreError` for anything else."""
+    if not isinstance(value, int):
+        raise StoreError(f"column {column} holds {type(value).__name__}, expected an integer")
+    return value

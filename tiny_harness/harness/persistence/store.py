@@ -1,11 +1,17 @@
-"""The `Store`: the read model that outlives a task's workflow.
+"""The `Store`: a task's log and read model, and what outlives its workflow.
 
-Temporal history is the replay source of a task; the store is what answers `GetTask` and
-`ListTasks` once the workflow has closed, and what lists tasks at all. The workflow writes a
-`TaskRecord` through the `persist` activity on every state change and at the end, and the
-task-scoped records of `records.py` (plans, state, inbox audit, compactions) as they
-happen; the A2A server records channel messages before their task is given them. A
+Temporal history is the replay source of a task; the store is what every reader reads. The
+workflow writes its task's log there as it grows (`write_log`, one `LogWrite` per step:
+the new events, the messages that joined the task's history, and the task as they leave
+it), so streams, SubscribeToTask, GetTask and ListTasks read the store and never the
+workflow, and `wait_for_log` wakes a reader when the log grows. The task-scoped records of
+`records.py` (plans, state, inbox audit, compactions, stored tool results) are written as
+they happen; the A2A server records channel messages before their task is given them. A
 record never holds a secret: every field is typed and none is a credential.
+
+    tasks     the task as its log leaves it, without its history   (get_task, list_tasks)
+    events    the A2A events of its stream, numbered from 0         (task_events)
+    messages  its history, numbered from 0                          (get_task)
 
 The store also keeps blobs: the large payloads Temporal refers to by digest instead of
 carrying them (`service/durable/payload_store.py`). A blob is stored once per content,
@@ -17,32 +23,58 @@ from __future__ import annotations
 import hashlib
 from abc import abstractmethod
 from datetime import datetime
+from typing import Final
 
-from a2a.types import StreamResponse, Task
+from a2a.types import Message, StreamResponse, Task
 from pydantic import BaseModel, Field
 
 from tiny_harness.harness.entities import Entity, EntityKind
 from tiny_harness.harness.persistence.records import Record, RecordKind
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
 
+EVENTS_PAGE: Final = 200
+"""The most events `task_events` returns at once."""
+
 
 class TaskRecord(BaseModel, frozen=True):
-    """A snapshot of one task, as of event `version` of its event log.
+    """A snapshot of one task, as of event `version` of its log (the number of events it
+    holds), with as much of its history as was asked for.
 
     `version` grows with every event the task records, so of two writes racing for the same
-    task the store keeps the one with the higher version. `events` is filled by the final
-    write only: the whole event log, for replay after the workflow has closed.
+    task the store keeps the one with the higher version.
     """
 
     task: ProtoJson[Task]
     version: int = Field(ge=0)
     updated_at: datetime
-    events: tuple[ProtoJson[StreamResponse], ...] = ()
 
     @property
     def task_id(self) -> str:
         """The task's id."""
         return self.task.id
+
+
+class LogWrite(BaseModel, frozen=True):
+    """One step of a task's log, written at once: `events` numbered from `first_seq`, the
+    `messages` that joined its history numbered from `first_message`, and `task`, the task
+    as they leave it (its history aside: the store keeps that as the messages come)."""
+
+    task: ProtoJson[Task]
+    first_seq: int = Field(ge=0)
+    events: tuple[ProtoJson[StreamResponse], ...] = ()
+    first_message: int = Field(ge=0)
+    messages: tuple[ProtoJson[Message], ...] = ()
+    updated_at: datetime
+
+    @property
+    def task_id(self) -> str:
+        """The task's id."""
+        return self.task.id
+
+    @property
+    def version(self) -> int:
+        """The log's length once this step is written."""
+        return self.first_seq + len(self.events)
 
 
 class TaskQuery(BaseModel, frozen=True):
@@ -62,6 +94,8 @@ class TaskQuery(BaseModel, frozen=True):
     updated_after: datetime | None = None
     page_size: int = Field(default=50, ge=1, le=100)
     page_token: str | None = None
+    history_length: int | None = Field(default=None, ge=0)
+    """How many of each task's newest history messages to include (None: all of them)."""
 
 
 class TaskPage(BaseModel, frozen=True):
@@ -83,11 +117,45 @@ class Store(Entity):
 
     @abstractmethod
     async def put_task(self, record: TaskRecord) -> None:
-        """Insert or replace the task's record, unless the stored one has a higher version."""
+        """Insert or replace the task's record, its history included, unless the stored one
+        has a higher version. Its events are `write_log`'s."""
 
     @abstractmethod
-    async def get_task(self, task_id: str) -> TaskRecord | None:
-        """The task's newest record, or None when the store has never seen the task."""
+    async def get_task(
+        self, task_id: str, *, history_length: int | None = None
+    ) -> TaskRecord | None:
+        """The task's newest record with its `history_length` newest history messages (None:
+        all), or None when the store has never seen the task."""
+
+    @abstractmethod
+    async def write_log(self, write: LogWrite) -> bool:
+        """Add one step to the task's log, all of it or none: its events and messages (one
+        already stored under its number is kept, so a retried write changes nothing), and
+        the task unless the stored one has a higher version. Wakes `wait_for_log`.
+
+        Returns True when this write ended the task: the stored task was not final before
+        and is now.
+        """
+
+    @abstractmethod
+    async def end_task(self, write: LogWrite) -> bool:
+        """Write `write` (the event that ends the task) only if the stored log ends just
+        before it (`first_seq` is its version) and the stored task is not final; whether it
+        was written. Its messages join the history after the stored ones (`first_message`
+        is not read). For an end the workflow could not record itself: two readers that
+        both notice it store it once."""
+
+    @abstractmethod
+    async def task_events(
+        self, task_id: str, cursor: int, limit: int = EVENTS_PAGE
+    ) -> tuple[StreamResponse, ...]:
+        """Up to `limit` events of the task's log from number `cursor` on, in order."""
+
+    @abstractmethod
+    async def wait_for_log(self, task_id: str, beyond: int) -> None:
+        """Return once the task's log holds more than `beyond` events (bound the wait with
+        `asyncio.timeout`). A write through this store wakes its waiters at once; one by
+        another process is noticed within a short poll."""
 
     @abstractmethod
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
@@ -131,10 +199,10 @@ class Store(Entity):
         """Delete the records of `kind` last written before `before`; how many went.
 
         Tasks count from their terminal state: a task that is not final is never deleted,
-        however old, and neither are its plan and state records. Deleting tasks also
-        deletes the claims on blobs of tasks the store no longer holds (a task deleted
-        now, or one it never held) that were stored before `before`, and every blob no
-        claim is left on.
+        however old, and neither are its plan and state records. A task goes with its log
+        and history. Deleting tasks also deletes the claims on blobs of tasks the store no
+        longer holds (a task deleted now, or one it never held) that were stored before
+        `before`, and every blob no claim is left on.
         """
 
     @abstractmethod

@@ -7,7 +7,8 @@ owns every task's life. Each operation is a thin mapping onto `TaskGateway`:
 
     SendMessage / SendStreamingMessage  update-with-start (new task) or update (reply),
                                         then the event bridge from the receipt's cursor
-    GetTask / ListTasks                 workflow query, or the store once closed
+    GetTask / ListTasks                 the store (the end stored first for a workflow that
+                                        ended outside its loop)
     CancelTask                          signal, then the bridge until the task is final
     SubscribeToTask                     the task as it stands, then the bridge from there
     push-config operations              `PushRegistrations` (store + courier workflow), when
@@ -121,24 +122,34 @@ class HarnessRequestHandler(RequestHandler):
         receipt = await self._accept(params, context)
         task_id = receipt.task.id
         if not params.configuration.return_immediately and not receipt.queued:
-            async for _ in follow(self._gateway, task_id, receipt.cursor, receipt.page):
+            async for _ in follow(self._gateway, task_id, receipt.cursor):
                 pass
-            snap = await self._gateway.snapshot(task_id)
+            snap = await self._gateway.snapshot(task_id, history_length=_length(params))
             if snap is not None:
                 return apply_history_length(snap.task, params.configuration)
-        return apply_history_length(receipt.task, params.configuration)
+        return await self._as_accepted(receipt, params)
 
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        """Accept the message, then stream the task: its snapshot first, then each event."""
+        """Accept the message, then stream the task: as it was when it took the message (a
+        new task's log opens with the task itself), then each event after that."""
         receipt = await self._accept(params, context)
-        if receipt.cursor > 0:  # a new task's log opens with the task itself
-            yield apply_history_length(receipt.task, params.configuration)
+        if receipt.cursor > 0:
+            yield await self._as_accepted(receipt, params)
         if receipt.queued:
             return  # the task waits for someone else's answer: nothing moves now
-        async for event in follow(self._gateway, receipt.task.id, receipt.cursor, receipt.page):
+        async for event in follow(self._gateway, receipt.task.id, receipt.cursor):
             yield _payload(event)
+
+    async def _as_accepted(self, receipt: InboxReceipt, params: SendMessageRequest) -> Task:
+        """The task as it took the message, with its history from the store, trimmed."""
+        task = Task()
+        task.CopyFrom(receipt.task)
+        snap = await self._gateway.snapshot(task.id, history_length=_length(params))
+        if snap is not None:
+            task.history.extend(snap.task.history)
+        return apply_history_length(task, params.configuration)
 
     async def _accept(self, params: SendMessageRequest, context: ServerCallContext) -> InboxReceipt:
         request = admit(
@@ -201,7 +212,7 @@ class HarnessRequestHandler(RequestHandler):
         """The one reply path (`replies.py`), behind the access policy; a post by someone
         not on the channel gets the answer a missing task gets (abuse case 4)."""
         task_id, participant = admitted.message.task_id, admitted.participant
-        snap = await self._visible_to(task_id, participant, "message")
+        snap = await self._visible_to(task_id, participant, "message", history_length=0)
         try:
             check_reply(self._channel, admitted, snap.task)
         except ChannelMembershipError as error:
@@ -218,7 +229,8 @@ class HarnessRequestHandler(RequestHandler):
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task | None:
         """The task as it stands, trimmed to `historyLength`."""
         validate_history_length(params)
-        snap = await self._visible(params.id, context, "read")
+        length = params.history_length if params.HasField("history_length") else None
+        snap = await self._visible(params.id, context, "read", history_length=length)
         return apply_history_length(snap.task, params)
 
     async def on_list_tasks(
@@ -226,20 +238,20 @@ class HarnessRequestHandler(RequestHandler):
     ) -> ListTasksResponse:
         """A page of the caller's tasks from the store, newest change first."""
         participant = asserted_participant(context)
-        return await list_tasks(self._gateway.store, params, participant=participant)
+        return await list_tasks(self._gateway, params, participant=participant)
 
     async def on_cancel_task(
         self, params: CancelTaskRequest, context: ServerCallContext
     ) -> Task | None:
         """Signal the workflow to cancel and answer once the task is CANCELED (or final)."""
-        snap = await self._visible(params.id, context, "cancel")
+        snap = await self._visible(params.id, context, "cancel", history_length=0)
         if snap.task.status.state in FINAL:
             raise TaskNotCancelableError
         try:
             await self._gateway.cancel(params.id, "canceled by request")
         except FinalTaskError as error:
             raise TaskNotCancelableError from error
-        async for _ in follow(self._gateway, params.id, snap.version):
+        async for _ in logged_events(self._gateway, params.id, snap.version):
             pass
         final = await self._visible(params.id, context, "read")
         return final.task
@@ -261,15 +273,24 @@ class HarnessRequestHandler(RequestHandler):
             yield _payload(logged.event)
 
     async def _visible(
-        self, task_id: str, context: ServerCallContext, operation: str
+        self,
+        task_id: str,
+        context: ServerCallContext,
+        operation: str,
+        *,
+        history_length: int | None = None,
     ) -> TaskSnapshot:
         """The task, if it exists and the calling participant takes part in it."""
-        return await self._visible_to(task_id, asserted_participant(context), operation)
+        participant = asserted_participant(context)
+        return await self._visible_to(task_id, participant, operation, history_length)
 
-    async def _visible_to(self, task_id: str, participant: str, operation: str) -> TaskSnapshot:
-        """The task, if it exists and `participant` takes part in it; else the one
-        not-found answer, the same for both (a denial is logged)."""
-        snap = await self._gateway.snapshot(task_id)
+    async def _visible_to(
+        self, task_id: str, participant: str, operation: str, history_length: int | None = None
+    ) -> TaskSnapshot:
+        """The task (with its `history_length` newest messages; None: all) if it exists and
+        `participant` takes part in it; else the one not-found answer, the same for both (a
+        denial is logged)."""
+        snap = await self._gateway.snapshot(task_id, history_length=history_length)
         if snap is None:
             raise not_found(task_id)
         if not may_access(participant, snap.task):
@@ -284,7 +305,7 @@ class HarnessRequestHandler(RequestHandler):
         """Register a receiver for the task's events from now on (secrets never echoed)."""
         self._push.require()
         validate_proto_required_fields(params)
-        snap = await self._visible(params.task_id, context, "configure push for")
+        snap = await self._visible(params.task_id, context, "configure push for", history_length=0)
         return await self._push.create(params, snap)
 
     async def on_get_task_push_notification_config(
@@ -292,7 +313,7 @@ class HarnessRequestHandler(RequestHandler):
     ) -> TaskPushNotificationConfig:
         """One of the task's push configs, without token or credentials."""
         self._push.require()
-        await self._visible(params.task_id, context, "configure push for")
+        await self._visible(params.task_id, context, "configure push for", history_length=0)
         return await self._push.get(params)
 
     async def on_list_task_push_notification_configs(
@@ -300,7 +321,7 @@ class HarnessRequestHandler(RequestHandler):
     ) -> ListTaskPushNotificationConfigsResponse:
         """The task's push configs, without tokens or credentials, in one page."""
         self._push.require()
-        await self._visible(params.task_id, context, "configure push for")
+        await self._visible(params.task_id, context, "configure push for", history_length=0)
         return await self._push.list(params)
 
     async def on_delete_task_push_notification_config(
@@ -308,7 +329,7 @@ class HarnessRequestHandler(RequestHandler):
     ) -> None:
         """Forget a push config and stop its deliveries."""
         self._push.require()
-        await self._visible(params.task_id, context, "configure push for")
+        await self._visible(params.task_id, context, "configure push for", history_length=0)
         await self._push.delete(params)
 
     async def on_get_extended_agent_card(
@@ -318,6 +339,12 @@ class HarnessRequestHandler(RequestHandler):
         UnsupportedOperation (ExtendedAgentCardNotConfigured is for a card that promises
         one)."""
         raise UnsupportedOperationError(message="this agent has no extended agent card")
+
+
+def _length(params: SendMessageRequest) -> int | None:
+    """The history length a send asks for (None: all of it)."""
+    configuration = params.configuration
+    return configuration.history_length if configuration.HasField("history_length") else None
 
 
 def _payload(event: StreamResponse) -> Event:

@@ -1,6 +1,8 @@
 """`ListTasks`: the A2A request checked, answered from the store, shaped as the response.
 
     ListTasksRequest --check--> TaskQuery --Store.list_tasks--> TaskPage --shape--> response
+                                                 (each task whose workflow ended outside
+                                                  its loop read with its end: `current`)
 
 Every refusal is `InvalidParamsError`, raised before the store is read: a page size outside
 1..100, a negative `historyLength`, a `status` that is no `TaskState`, a page token this
@@ -31,7 +33,8 @@ from a2a.types import ListTasksRequest, ListTasksResponse, Task, TaskState
 from a2a.utils.errors import InvalidParamsError
 from a2a.utils.task import apply_history_length, validate_history_length, validate_page_size
 
-from tiny_harness.harness.persistence.store import Store, TaskQuery
+from tiny_harness.harness.persistence.store import TaskQuery
+from tiny_harness.service.durable.client.gateway import TaskGateway
 
 DEFAULT_PAGE_SIZE: Final = 50
 """The page size when the request names none (A2A 1.0, `ListTasksRequest.page_size`)."""
@@ -43,22 +46,23 @@ _DIGEST_DOMAIN: Final = b"tiny-harness ListTasks page token\x00"
 
 
 async def list_tasks(
-    store: Store, params: ListTasksRequest, *, participant: str
+    gateway: TaskGateway, params: ListTasksRequest, *, participant: str
 ) -> ListTasksResponse:
     """One page of the tasks matching `params` that `participant` takes part in, newest
-    status change first.
+    status change first (a task whose workflow ended outside its loop shown with its end).
 
     Raises `InvalidParamsError` for a request it refuses (see the module docstring); a
     failing store raises its own error.
     """
     query, scope = _query(params)
     query = query.model_copy(update={"participant": participant})
-    page = await store.list_tasks(query)
+    page = await gateway.store.list_tasks(query)
+    records = await gateway.current(page.records, history_length=query.history_length)
     next_token = _seal(page.next_page_token, scope) if page.next_page_token else ""
     response = ListTasksResponse(
         next_page_token=next_token, page_size=query.page_size, total_size=page.total_size
     )
-    response.tasks.extend(_shaped(record.task, params) for record in page.records)
+    response.tasks.extend(_shaped(record.task, params) for record in records)
     return response
 
 
@@ -81,6 +85,7 @@ def _query(params: ListTasksRequest) -> tuple[TaskQuery, bytes]:
         updated_after=after,
         page_size=page_size,
         page_token=_open(params.page_token, scope) if params.page_token else None,
+        history_length=params.history_length if params.HasField("history_length") else None,
     )
     return query, scope
 

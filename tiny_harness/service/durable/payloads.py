@@ -15,6 +15,7 @@ from tiny_harness.harness.context.window import UsageMark
 from tiny_harness.harness.models.llm import InputItem, LLMRequest, UserItem
 from tiny_harness.harness.models.prices import ModelPrice
 from tiny_harness.harness.persistence.records import Record
+from tiny_harness.harness.persistence.store import LogWrite
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
 from tiny_harness.harness.settings.retry import RetryPolicies
 from tiny_harness.harness.tasks.extension import TaskExtensionData
@@ -74,14 +75,20 @@ class SubtaskRow(BaseModel, frozen=True):
 
 
 class TaskRun(BaseModel):
-    """Everything a task workflow knows; carried whole across continue-as-new."""
+    """Everything a task workflow knows; carried whole across continue-as-new.
+
+    The task's log and history are the store's: the run keeps the task without its
+    history (`task`), and how long its log and history are."""
 
     task: ProtoJson[Task]
+    log_length: int = Field(default=0, ge=0)
+    """Events recorded so far: the sequence number of the next one, gap-free across runs."""
+    history_length: int = Field(default=0, ge=0)
+    """Messages in the task's history so far."""
     conversation: list[InputItem] = Field(default_factory=list)
     plan: Plan | None = None
     mailbox: list[ProtoJson[Message]] = Field(default_factory=list)
     seen_message_ids: list[str] = Field(default_factory=list)
-    events: list[LoggedEvent] = Field(default_factory=list)
     pending_question: PendingQuestion | None = None
     cancel_reason: str | None = None
     loaded_skills: list[LoadedSkill] = Field(default_factory=list)
@@ -104,7 +111,7 @@ class TaskRun(BaseModel):
     @property
     def next_seq(self) -> int:
         """The sequence number the next recorded event gets."""
-        return len(self.events)
+        return self.log_length
 
 
 class TaskStart(BaseModel, frozen=True):
@@ -125,33 +132,18 @@ class TaskStart(BaseModel, frozen=True):
     carried: TaskRun | None = None
 
 
-class EventPage(BaseModel, frozen=True):
-    """Events of a task's log from a cursor on, and what the reader should do next.
-
-    `closing` is set when the run is ending (finished, or rolling over to a new run by
-    continue-as-new); a reader then reads the rest of the log by query, not by watching.
-    """
-
-    events: tuple[LoggedEvent, ...]
-    next_cursor: int
-    state: int
-    log_length: int
-    closing: bool = False
-
-
 class InboxReceipt(BaseModel, frozen=True):
-    """What the sender of a message learns once the workflow has it in history.
+    """What the sender of a message learns once the workflow has it in history and the
+    store has what it recorded on taking it.
 
-    `task` is the task as the message was accepted; `cursor` is the first event of the log
-    that came after it (0 for a new task, whose log opens with the task itself), and `page`
-    the events from `cursor` the task had recorded when the receipt was made. `queued`: the
-    task waits for another participant's answer, so this message waits behind it and the
-    task does not move now.
+    `task` is the task as the message was accepted, without its history (the store's);
+    `cursor` is the first event of the log that came after the message (0 for a new task,
+    whose log opens with the task itself). `queued`: the task waits for another
+    participant's answer, so this message waits behind it and the task does not move now.
     """
 
     task: ProtoJson[Task]
     cursor: int
-    page: EventPage | None = None
     duplicate: bool = False
     queued: bool = False
 
@@ -230,12 +222,10 @@ class InvokeToolInput(BaseModel, frozen=True):
 
 
 class PersistInput(BaseModel, frozen=True):
-    """Input of the `persist` activity: the task's snapshot, and the task-scoped records
-    (plans, state, inbox audit, compactions) made since the previous write."""
+    """Input of the `persist` local activity: the step of the task's log since the previous
+    write, and the task-scoped records (plans, state, inbox audit, compactions) made since."""
 
-    task: ProtoJson[Task]
-    version: int
-    events: tuple[ProtoJson[StreamResponse], ...] = ()
+    log: LogWrite
     records: tuple[Record, ...] = ()
 
 

@@ -165,7 +165,10 @@ class HeartbeatActivities:
             return ChannelCounts()
         # Only `send` and `snapshot` are used: neither needs the settings a start carries.
         gateway = TaskGateway(
-            self._client, task_queue=self._task_queue, store=await self._harness.store()
+            self._client,
+            task_queue=self._task_queue,
+            store=await self._harness.store(),
+            redactor=self._redactor,
         )
         channel = await self._harness.registry.get(A2A_CHANNEL_REF, A2AChannel)
         replies = _Replies(gateway, self._redactor, channel)
@@ -224,7 +227,7 @@ async def _deliver(
             message = _reply_message(delivery)
             sender = participant_id(sender_of(message))
             admitted = admit_message(message, sender, replies.redactor)
-            snapshot = await replies.gateway.snapshot(task_id)
+            snapshot = await replies.gateway.snapshot(task_id, history_length=0)
             if snapshot is None:
                 raise UnknownTaskError(f"no task {task_id}")
             check_reply(replies.channel, admitted, snapshot.task)

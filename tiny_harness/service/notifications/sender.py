@@ -166,7 +166,7 @@ class PushActivities:
 
     async def log_length(self, task_id: str) -> int:
         """How many events the task's log holds now."""
-        snap = await self._gateway.snapshot(task_id)
+        snap = await self._gateway.snapshot(task_id, history_length=0)
         return 0 if snap is None else snap.version
 
     @property

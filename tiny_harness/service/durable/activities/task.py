@@ -5,7 +5,7 @@
     compact           conversation -> summary + kept items          (compaction.keep, .summarise)
     invoke_llm        request -> response                                  (llm.invoked)
     invoke_tool       one tool call -> result, or a command for the workflow (tool.invoked)
-    persist           a task snapshot -> the store                         (persistence.write)
+    persist           a step of the task's log, records -> the store        (persistence.write)
     dispatch_hooks    a workflow-level transition -> its hook chain        (task.state_changed, ...)
     describe_hooks    which workflow-level points have executors at all
 
@@ -50,7 +50,6 @@ from tiny_harness.harness.persistence.records import Record, ToolResultRecord
 from tiny_harness.harness.persistence.store import Store, TaskRecord
 from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.harness.security import Redactor
-from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolResult, WorkflowCommand
 from tiny_harness.harness.tools.mcp import McpTool
 from tiny_harness.harness.tools.stored_results import cut
@@ -111,12 +110,6 @@ def _pre(operation: Operation) -> HookPoint:
 
 def _post(operation: Operation) -> HookPoint:
     return HookPoint(operation=operation, phase=Phase.POST)
-
-
-async def _stored_final(store: Store, task_id: str) -> bool:
-    """Whether the store already holds the task in a final state."""
-    record = await store.get_task(task_id)
-    return record is not None and record.task.status.state in FINAL
 
 
 class TaskActivities:
@@ -289,35 +282,34 @@ class TaskActivities:
 
     @activity.defn(name="persist")
     async def persist(self, data: PersistInput) -> None:
-        """Write the task's snapshot, then each queued record, through the
-        persistence.write body (replaceable), one chain per record."""
-        task = TaskRecord(
-            task=data.task,
-            version=data.version,
-            updated_at=self._harness.providers.clock(),
-            events=data.events,
-        )
-        store = await self._harness.store()
-        # Counted when the task's end is first stored: a retried write counts it once.
-        state = data.task.status.state
-        state_name = TaskState.Name(state)
-        ends = state in FINAL and not await _stored_final(store, task.task_id)
+        """Write a step of the task's log (masked), then each queued record through the
+        persistence.write body (replaceable), one chain per record.
 
-        records: list[TaskRecord | Record] = [task, *data.records]
+        The log itself is not a record a hook may route elsewhere: it is what every reader
+        of the task reads (replace the `Store` entity to keep it elsewhere). A record a hook
+        refuses is left unwritten and logged; the log is written all the same.
+        """
+        store = await self._harness.store()
+        step = self._redactor.model(data.log)
+        state = step.task.status.state
+        count = 1 + len(data.records)
         attributes: dict[str, str | int] = {
-            "tiny_harness.records": len(records),
-            "tiny_harness.task.state": state_name,
+            "tiny_harness.records": count,
+            "tiny_harness.task.state": TaskState.Name(state),
         }
         with self._operations.run(
-            Operation.PERSISTENCE_WRITE, task.task_id, str(data.version), attributes
+            Operation.PERSISTENCE_WRITE, step.task_id, str(step.version), attributes
         ) as run:
-            noun = "record" if len(records) == 1 else "records"
-            run.detail = f"version {data.version}, {len(records)} {noun}"
-            for record in records:
-                key = str(data.version) if isinstance(record, TaskRecord) else record.key
-                await self._write(store, task.task_id, key, record)
+            run.detail = f"version {step.version}, {count} {'record' if count == 1 else 'records'}"
+            # Counted when the task's end is first stored: a retried write counts it once.
+            ended = await store.write_log(step)
+            for record in data.records:
+                try:
+                    await self._write(store, step.task_id, record.key, record)
+                except ApplicationError as error:
+                    logger.warning("task %s: %s not written: %s", step.task_id, record.kind, error)
             run.outcome = "stored"
-        if ends:
+        if ended:
             self._counters.task_ended(state)
 
     async def _write(

@@ -1,20 +1,22 @@
-"""`TaskGateway`: the one place the A2A server talks to Temporal about a task.
+"""`TaskGateway`: the one way to a task's workflow, and to what the store holds of it.
 
-The server never runs loop code and keeps no task state of its own: every operation on a
-task here is an update, signal or query on its workflow (workflow id = task id), or a read
-of the store once the workflow has closed. What spans tasks goes to the store itself, which
-the gateway hands out (`store`): a listing, the owner of a context, and the record of a
-channel post kept before its task takes it. Temporal failures come back as the harness's own
-errors (`UnknownTaskError`, `FinalTaskError`, `InvalidMessageError`), never as raw RPC
-errors, so the A2A layer can map them to protocol errors in one place.
+The server never runs loop code and keeps no task state of its own. Writing to a task is an
+update or a signal on its workflow (workflow id = task id): SendMessage (update-with-start
+for a new task), CancelTask. Reading is the store's alone: the workflow writes its log
+there as it grows, so GetTask, streams and subscriptions never ask the workflow and add
+nothing to its history; `wait_for_log` wakes a reader when the log grows or when the
+workflow ended outside its loop (`Endings` then stores the task's end). What spans tasks
+is the store's too, which the gateway hands out (`store`): a listing, the owner of a
+context, and the record of a channel post kept before its task takes it. Temporal failures
+come back as the harness's own errors (`UnknownTaskError`, `FinalTaskError`,
+`InvalidMessageError`), never as raw RPC errors, so the A2A layer maps them in one place.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
-from datetime import timedelta
+from collections.abc import Mapping, Sequence
 
 from a2a.types import Message
 from temporalio.client import (
@@ -22,7 +24,6 @@ from temporalio.client import (
     WithStartWorkflowOperation,
     WorkflowHandle,
     WorkflowUpdateFailedError,
-    WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
@@ -32,30 +33,27 @@ from tiny_harness.errors import (
     FinalTaskError,
     InvalidMessageError,
     UnknownTaskError,
-    WatchUnavailableError,
 )
 from tiny_harness.harness.models.prices import ModelPrice
 from tiny_harness.harness.persistence.store import Store, TaskRecord
+from tiny_harness.harness.security import Redactor
 from tiny_harness.harness.settings.retry import RetryPolicies
 from tiny_harness.harness.tasks.states import FINAL
-from tiny_harness.service.durable.payloads import (
-    EventPage,
-    InboxReceipt,
-    LoggedEvent,
-    TaskSnapshot,
-    TaskStart,
-)
+from tiny_harness.service.durable.client.endings import Endings
+from tiny_harness.service.durable.payloads import InboxReceipt, TaskSnapshot, TaskStart
 from tiny_harness.service.durable.workflows.inbox import INVALID_ENVELOPE_ERROR
 from tiny_harness.service.durable.workflows.task import (
     EMPTY_MESSAGE_ERROR,
     FINAL_TASK_ERROR,
     TaskWorkflow,
 )
-from tiny_harness.service.durable.workflows.task_log import PAGE_SIZE
 
 logger = logging.getLogger(__name__)
 
-QUERY_TIMEOUT = timedelta(seconds=10)
+
+ENDING_CHECK_SECONDS = 5.0
+"""How long a reader waits on a quiet log before it looks whether the task's workflow ended
+outside its loop."""
 
 
 class TaskGateway:
@@ -72,8 +70,12 @@ class TaskGateway:
         max_model_calls: int = 100,
         max_task_tokens: int | None = None,
         prices: Mapping[str, ModelPrice] | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
+        """`redactor` masks what the gateway stores itself (the end of a task whose workflow
+        ended outside the loop)."""
         self._client = client
+        self._endings = Endings(client, store, redactor)
         self._task_queue = task_queue
         self._store = store
         self._history_event_bound = history_event_bound
@@ -128,45 +130,49 @@ class TaskGateway:
                 ) from error
             raise UnknownTaskError(f"no task {task_id}") from error
 
-    async def snapshot(self, task_id: str) -> TaskSnapshot | None:
-        """The task as it stands, or None when no such task exists."""
-        record = await self._store.get_task(task_id)
-        if record is not None and record.task.status.state in FINAL:
-            return TaskSnapshot(task=record.task, version=record.version)
-        try:
-            return await self._handle(task_id).query(TaskWorkflow.task, rpc_timeout=QUERY_TIMEOUT)
-        except RPCError as error:
-            if record is not None:
-                logger.warning(
-                    "task %s: query failed (%s); answering from the store", task_id, error
-                )
-                return TaskSnapshot(task=record.task, version=record.version)
-            if error.status == RPCStatusCode.NOT_FOUND:
+    async def snapshot(
+        self, task_id: str, *, history_length: int | None = None
+    ) -> TaskSnapshot | None:
+        """The task as the store holds it (its `history_length` newest messages; None: all),
+        its end stored first if its workflow ended outside the loop; None when no such task
+        exists."""
+        record = await self._store.get_task(task_id, history_length=history_length)
+        if record is None:
+            return None
+        if record.task.status.state not in FINAL and await self._endings.settle(task_id):
+            record = await self._store.get_task(task_id, history_length=history_length)
+            if record is None:
                 return None
-            raise
+        return TaskSnapshot(task=record.task, version=record.version)
 
-    async def watch(self, task_id: str, cursor: int) -> EventPage:
-        """Wait for events past `cursor`; raises `WatchUnavailableError` when reading must do."""
-        try:
-            return await self._handle(task_id).execute_update(TaskWorkflow.watch, cursor)
-        except WorkflowUpdateRPCTimeoutOrCancelledError as error:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
-                raise asyncio.CancelledError from error
-            raise WatchUnavailableError("the watch timed out") from error
-        except RPCError as error:
-            if error.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.RESOURCE_EXHAUSTED):
-                raise WatchUnavailableError(str(error)) from error
-            raise
+    async def current(
+        self, records: Sequence[TaskRecord], *, history_length: int | None = None
+    ) -> list[TaskRecord]:
+        """`records` (a listing's page, read with `history_length`), each task whose
+        workflow ended outside the loop read again with its end stored."""
 
-    async def read(self, task_id: str, cursor: int) -> EventPage:
-        """Events past `cursor` without waiting: from the final record, else by query."""
-        record = await self._store.get_task(task_id)
-        if record is not None and record.events:
-            return _page_of(record, cursor)
-        return await self._handle(task_id).query(
-            TaskWorkflow.events_since, cursor, rpc_timeout=QUERY_TIMEOUT
-        )
+        async def settled(record: TaskRecord) -> TaskRecord:
+            if record.task.status.state in FINAL:
+                return record
+            if not await self._endings.settle(record.task_id):
+                return record
+            again = await self._store.get_task(record.task_id, history_length=history_length)
+            return again or record
+
+        return list(await asyncio.gather(*(settled(record) for record in records)))
+
+    async def wait_for_log(self, task_id: str, beyond: int) -> None:
+        """Return once the task's log holds more than `beyond` events (bound the wait with
+        `asyncio.timeout`). While it is quiet, every `ENDING_CHECK_SECONDS` the task's
+        workflow is looked at, and an end outside the loop is stored (which returns)."""
+        while True:
+            try:
+                async with asyncio.timeout(ENDING_CHECK_SECONDS):
+                    await self._store.wait_for_log(task_id, beyond)
+                return
+            except TimeoutError:
+                if await self._endings.settle(task_id):
+                    return
 
     async def cancel(self, task_id: str, reason: str) -> None:
         """Ask the task to end CANCELED."""
@@ -198,18 +204,3 @@ def _refusal(task_id: str, error: WorkflowUpdateFailedError) -> Exception:
         if cause.type in (EMPTY_MESSAGE_ERROR, INVALID_ENVELOPE_ERROR):
             return InvalidMessageError(cause.message)
     return error
-
-
-def _page_of(record: TaskRecord, cursor: int) -> EventPage:
-    start = max(cursor, 0)
-    events = tuple(
-        LoggedEvent(seq=seq, event=event)
-        for seq, event in enumerate(record.events[start : start + PAGE_SIZE], start=start)
-    )
-    return EventPage(
-        events=events,
-        next_cursor=start + len(events),
-        state=record.task.status.state,
-        log_length=len(record.events),
-        closing=True,
-    )

@@ -17,7 +17,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from a2a.helpers import get_artifact_text, get_message_text
-    from a2a.types import Task
+    from a2a.types import Message, Task
 
     from tiny_harness.harness.agents.turns import RemoteTurn
     from tiny_harness.harness.tasks.extension import (
@@ -32,8 +32,8 @@ ASSIGNMENT_CALL: Final = "assignment"
 """The call id of the open question an assigned task waits on: the work itself."""
 
 
-def open_assigned(assignment: Assignment, task: Task, message_id: str) -> None:
-    """Write the brief into the new task: its extension data and its first message."""
+def open_assigned(assignment: Assignment, task: Task, message_id: str) -> Message:
+    """Write the brief into the new task's extension data; its first message."""
     brief = assignment.brief
     ext = brief.extension().model_copy(
         update={
@@ -43,7 +43,7 @@ def open_assigned(assignment: Assignment, task: Task, message_id: str) -> None:
         }
     )
     with_ext(task, ext)
-    task.history.append(events.agent_message(task, message_id, brief.text()))
+    return events.agent_message(task, message_id, brief.text())
 
 
 def the_work(assignment: Assignment) -> PendingQuestion:

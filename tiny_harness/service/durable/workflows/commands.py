@@ -118,7 +118,7 @@ class CommandApplier:
         participant_id = str(command.payload["participant_id"])
         role = ParticipantRole(str(command.payload["role"]))
         set_role(self._run.task, participant_id, role, by=self._run.principal)
-        self._narrator.say(f"{participant_id} is now {role.value} of this task.", store=True)
+        self._narrator.say(f"{participant_id} is now {role.value} of this task.")
 
     def _show(self, command: WorkflowCommand) -> None:
         """Record what is drawn (all or nothing), then send it to the task's renderers."""

@@ -27,7 +27,7 @@ with workflow.unsafe.imports_passed_through():
         TaskStart,
     )
     from tiny_harness.service.durable.workflows.attempts import Attempts
-    from tiny_harness.service.durable.workflows.snapshots import SnapshotWriter
+    from tiny_harness.service.durable.workflows.log_writer import LogWriter
 
 _TIMEOUT = timedelta(minutes=5)
 
@@ -36,12 +36,12 @@ class Compactor:
     """Compacts one run's conversation on request."""
 
     def __init__(
-        self, start: TaskStart, run: TaskRun, attempts: Attempts, snapshots: SnapshotWriter
+        self, start: TaskStart, run: TaskRun, attempts: Attempts, writer: LogWriter
     ) -> None:
         self._start = start
         self._run = run
         self._attempts = attempts
-        self._snapshots = snapshots
+        self._writer = writer
 
     async def compact(self, context: AssembleInput) -> bool:
         """Compact the conversation `context` was assembled from; True if it changed."""
@@ -76,5 +76,5 @@ class Compactor:
         self._run.conversation = list(outcome.conversation)
         self._run.compactions.append(outcome.record)
         self._run.usage_mark = None
-        self._snapshots.add(outcome.record)
+        self._writer.add(outcome.record)
         return True

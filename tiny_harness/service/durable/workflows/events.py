@@ -114,15 +114,31 @@ def task_event(task: Task) -> StreamResponse:
 
 def apply_event(task: Task, event: StreamResponse) -> None:
     """Fold `event` into `task` in place, as a client applying the stream would."""
+    if event.WhichOneof("payload") == "task":
+        task.CopyFrom(event.task)
+        return
+    message = fold(task, event)
+    if message is not None:
+        task.history.append(message)
+
+
+def fold(task: Task, event: StreamResponse) -> Message | None:
+    """Fold `event` into `task` in place but for its history: the message that joins the
+    history, if the event brings one (the workflow keeps the history in the store, and
+    takes the messages of a task event in apart)."""
     kind = event.WhichOneof("payload")
     if kind == "task":
         task.CopyFrom(event.task)
+        del task.history[:]
     elif kind == "status_update":
         task.status.CopyFrom(event.status_update.status)
         if event.status_update.status.HasField("message"):
-            task.history.append(event.status_update.status.message)
+            joined = Message()
+            joined.CopyFrom(event.status_update.status.message)
+            return joined
     elif kind == "artifact_update":
         _apply_artifact(task, event.artifact_update)
+    return None
 
 
 def _apply_artifact(task: Task, update: TaskArtifactUpdateEvent) -> None:

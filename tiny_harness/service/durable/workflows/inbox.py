@@ -1,6 +1,6 @@
 """`Inbox`: what the task workflow does with a message its `inbox` update takes.
 
-    message ─ check (the update's validator) ─► take ─┬─ history: always, as it came
+    message ─ check (the update's validator) ─► take ─┬─ history (the log): always, as it came
                                                       ├─ task envelopes: merged into the task
                                                       ├─ news of a sub-task: to its stand-in
                                                       └─ mailbox: the rest, for the model,
@@ -36,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.payloads import TaskRun
     from tiny_harness.service.durable.workflows import events
     from tiny_harness.service.durable.workflows.delegation import Delegation
+    from tiny_harness.service.durable.workflows.task_log import TaskLog
 
 INVALID_ENVELOPE_ERROR = "InvalidEnvelope"
 """`ApplicationError.type` of an inbox update refused because an envelope (or an A2UI
@@ -51,13 +52,16 @@ class Arrival:
     wakes: bool
     queued: bool
     news: tuple[EventEnvelope, ...]
+    message: Message
+    """The message as the task's history keeps it."""
 
 
 class Inbox:
     """Takes one run's messages."""
 
-    def __init__(self, run: TaskRun, delegation: Delegation) -> None:
+    def __init__(self, run: TaskRun, log: TaskLog, delegation: Delegation) -> None:
         self._run = run
+        self._log = log
         self._delegation = delegation
 
     def check(self, message: Message) -> None:
@@ -87,11 +91,11 @@ class Inbox:
             claim(task, message)  # the task belongs to whoever started it
         if turn is not None:
             self._run.mailbox.append(events.bound_message(turn, task))
-        task.history.append(events.bound_message(message, task))
+        kept = events.bound_message(message, task)
+        self._log.add_message(kept)
         wakes = turn is not None and (first or answers)
-        return Arrival(
-            wakes=wakes, queued=turn is not None and question is not None and not wakes, news=news
-        )
+        queued = turn is not None and question is not None and not wakes
+        return Arrival(wakes=wakes, queued=queued, news=news, message=kept)
 
     async def ring(self, arrival: Arrival) -> None:
         """Tell the stand-ins of the sub-tasks the message brought news of."""

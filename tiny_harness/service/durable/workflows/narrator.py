@@ -1,8 +1,8 @@
 """`Narrator`: turns what happens to a task into its A2A events.
 
 Workflow-side code. State changes, progress messages and the answer become events in the
-task's log (ids from `workflow.uuid4()`, times from `workflow.now()`); a state change also
-marks the snapshot for the store and goes to the task.state_changed hooks.
+task's log (ids from `workflow.uuid4()`, times from `workflow.now()`), which `LogWriter`
+takes to the store; a state change also goes to the task.state_changed hooks.
 """
 
 from __future__ import annotations
@@ -19,19 +19,15 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.payloads import TaskRun
     from tiny_harness.service.durable.workflows import events
     from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
-    from tiny_harness.service.durable.workflows.snapshots import SnapshotWriter
     from tiny_harness.service.durable.workflows.task_log import TaskLog
 
 
 class Narrator:
     """Records one run's events."""
 
-    def __init__(
-        self, run: TaskRun, log: TaskLog, snapshots: SnapshotWriter, hooks: HookDispatcher
-    ) -> None:
+    def __init__(self, run: TaskRun, log: TaskLog, hooks: HookDispatcher) -> None:
         self._run = run
         self._log = log
-        self._snapshots = snapshots
         self._hooks = hooks
 
     @property
@@ -57,17 +53,12 @@ class Narrator:
         before = task.status.state
         task_states.check_transition(before, state)
         self._log.record(events.status_event(task, state, workflow.now(), message))
-        if state not in task_states.FINAL:  # the final flush writes the end
-            self._snapshots.mark()
         if before != state:
             self._hooks.state_changed(before, state)
 
-    def say(
-        self, text: str, *, plan: bool = False, store: bool = False, extra: Sequence[Part] = ()
-    ) -> None:
+    def say(self, text: str, *, plan: bool = False, extra: Sequence[Part] = ()) -> None:
         """A progress message while WORKING (and the `extra` parts after its own); plan
-        changes carry the plan as a data part. `store` writes the task to the store soon
-        (its metadata changed)."""
+        changes carry the plan as a data part."""
         task = self._run.task
         data = self._run.plan.model_dump(mode="json") if plan and self._run.plan else None
         message = events.agent_message(
@@ -76,8 +67,6 @@ class Narrator:
         message.parts.extend(extra)
         state = TaskState.TASK_STATE_WORKING
         self._log.record(events.status_event(task, state, workflow.now(), message))
-        if store:
-            self._snapshots.mark()
 
     def note(self, text: str, *, extra: Sequence[Part] = ()) -> None:
         """News for the task's readers in its current state (no change of state), with the
@@ -88,7 +77,6 @@ class Narrator:
         message = events.agent_message(task, str(workflow.uuid4()), text)
         message.parts.extend(extra)
         self._log.record(events.status_event(task, task.status.state, workflow.now(), message))
-        self._snapshots.mark()
 
     def complete(self, answer: str) -> None:
         """The answer as an artifact, then COMPLETED."""

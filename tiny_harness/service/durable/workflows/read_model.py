@@ -1,7 +1,7 @@
 """The task-scoped store records the workflow writes, built from its state.
 
 Workflow-side code, deterministic: `recorded_at` is the workflow's clock. The records go
-to the store with the next snapshot write (`SnapshotWriter.add`).
+to the store with the next write of the log (`LogWriter.add`).
 """
 
 from __future__ import annotations

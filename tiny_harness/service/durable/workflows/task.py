@@ -5,13 +5,14 @@
                                      │ reply                    no ◄───────┤
                           INPUT_REQUIRED wait          invoke_tool xN ◄─── yes
                                                        (commands applied here)
-    every step appends A2A events to the durable log ──► watch (update) / events_since (query)
+    every step appends A2A events to the task's log ──► persist (local activity) ──► store
 
 The workflow holds state and awaits activities or conditions: no I/O, no clock, no
 randomness (ids come from `workflow.uuid4()`, times from `workflow.now()`). A message is in
-history once `inbox` returns, before the server answers its sender. Readers follow the log
-with `watch`, an update that returns as soon as an event past their cursor exists, so an
-event reaches a streaming client without any polling delay.
+history once `inbox` returns, and what the task recorded on taking it is in the store, so
+the server answers its sender from the store. Readers (streams, subscriptions, GetTask)
+never ask the workflow: they read the store, which wakes them as the log grows, so watching
+a task adds nothing to its history.
 """
 
 from __future__ import annotations
@@ -45,7 +46,6 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.payloads import (
         AssembledContext,
         AssembleInput,
-        EventPage,
         InboxReceipt,
         IntakeInput,
         InvokeLLMInput,
@@ -66,10 +66,10 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.workflows.delegation import Delegation
     from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
     from tiny_harness.service.durable.workflows.inbox import Inbox
+    from tiny_harness.service.durable.workflows.log_writer import LogWriter
     from tiny_harness.service.durable.workflows.metering import Meter
     from tiny_harness.service.durable.workflows.milestones import Milestones
     from tiny_harness.service.durable.workflows.narrator import Narrator
-    from tiny_harness.service.durable.workflows.snapshots import SnapshotWriter
     from tiny_harness.service.durable.workflows.task_log import TaskLog
     from tiny_harness.service.durable.workflows.tool_runner import ToolRunner
 
@@ -97,10 +97,11 @@ class TaskWorkflow:
     """One A2A task. Contract:
 
     - `inbox` (update): accept a message; refused (`FinalTask`) once the task is final,
-      idempotent on `message_id`. Returns an `InboxReceipt` once the message is in history.
+      idempotent on `message_id`. Returns an `InboxReceipt` once the message is in history
+      and what the task recorded on taking it is in the store.
     - `cancel` (signal): end the task CANCELED, cancelling the activity in flight.
-    - `watch` (update): wait until the log has events past a cursor, then return them.
-    - `events_since` / `task` (queries): the log from a cursor; the current snapshot.
+    - `task` (query): the task as the run knows it, without its history (debugging; every
+      reader reads the store).
     """
 
     @workflow.init
@@ -109,21 +110,23 @@ class TaskWorkflow:
         self._run = start.carried or TaskRun(
             task=events.new_task(start.task_id, start.context_id, workflow.now())
         )
-        if start.assignment is not None and start.carried is None:
-            open_assigned(start.assignment, self._run.task, str(workflow.uuid4()))
         self._log = TaskLog(self._run)
-        self._snapshots = SnapshotWriter(self._run)
+        self._brief: Message | None = None
+        if start.assignment is not None and start.carried is None:
+            self._brief = open_assigned(start.assignment, self._run.task, str(workflow.uuid4()))
+            self._log.add_message(self._brief)
+        self._writer = LogWriter(self._log)
         self._closing = False
         self._cancel_requested = self._run.cancel_reason is not None
         self._driver: asyncio.Task[None] | None = None
         self._hooks = HookDispatcher(start.task_id, self._on_hook_abort)
         self._attempts = Attempts(self._hooks)
-        self._narrator = Narrator(self._run, self._log, self._snapshots, self._hooks)
+        self._narrator = Narrator(self._run, self._log, self._hooks)
         self._milestones = Milestones(start.task_id)
         self._commands = CommandApplier(self._run, self._narrator, self._hooks, self._milestones)
-        self._compactor = Compactor(start, self._run, self._attempts, self._snapshots)
+        self._compactor = Compactor(start, self._run, self._attempts, self._writer)
         self._delegation = Delegation(start, self._run, self._milestones)
-        self._inbox = Inbox(self._run, self._delegation)
+        self._inbox = Inbox(self._run, self._log, self._delegation)
         self._meter = Meter(start, self._run)
         self._tools = ToolRunner(
             start,
@@ -131,7 +134,7 @@ class TaskWorkflow:
             self._attempts,
             self._commands,
             self._delegation,
-            self._snapshots,
+            self._writer,
             cancelled=lambda: self._cancel_requested,
         )
 
@@ -139,7 +142,8 @@ class TaskWorkflow:
 
     @workflow.run
     async def run(self, start: TaskStart) -> TaskSnapshot:
-        """Drive the loop until the task is final; then persist the whole log and close."""
+        """Drive the loop until the task is final; then write the rest of the log and close."""
+        self._writer.start()
         self._driver = asyncio.create_task(self._drive())
         try:
             await self._driver
@@ -274,7 +278,7 @@ class TaskWorkflow:
 
     def _record(self, record: Record | None) -> None:
         if record is not None:
-            self._snapshots.add(record)
+            self._writer.add(record)
 
     def _on_hook_abort(self, reason: str) -> None:
         """A workflow-level hook vetoed a transition: the task fails with its reason."""
@@ -284,7 +288,10 @@ class TaskWorkflow:
     async def _await_assignee(self) -> None:
         """An assigned task: wait for the assignee's answer, which is its result."""
         if self._log.empty:
-            self._log.record(events.task_event(self._run.task))
+            opening = events.task_event(self._run.task)
+            if self._brief is not None:
+                opening.task.history.append(self._brief)
+            self._log.record(opening)
         if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
             self._narrator.set_state(TaskState.TASK_STATE_WORKING)
         if self._start.assignment is not None and self._run.pending_question is None:
@@ -353,11 +360,19 @@ class TaskWorkflow:
 
     async def _close(self) -> TaskSnapshot:
         await self._hooks.settle()
-        await self._snapshots.flush(final=True)
+        await self._writer.flush(final=True)
         self._closing = True
-        self._log.end()
-        await workflow.wait_condition(workflow.all_handlers_finished)
+        await self._quiesce()
         return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
+
+    async def _quiesce(self) -> None:
+        """Wait until every handler has finished and all they recorded is written: the run
+        may end after this, with nothing of its log left behind (no await may follow)."""
+        while True:
+            await workflow.wait_condition(workflow.all_handlers_finished)
+            if not self._writer.due:
+                return
+            await self._writer.flush()
 
     # ---- continue-as-new ---------------------------------------------------------------------
 
@@ -371,9 +386,8 @@ class TaskWorkflow:
 
     async def _roll_over(self) -> None:
         await self._hooks.settle()
-        await self._snapshots.flush()
-        self._log.end()
-        await workflow.wait_condition(workflow.all_handlers_finished)
+        await self._writer.flush()
+        await self._quiesce()
         # The whole start carries on (its assignment too), with the run so far.
         workflow.continue_as_new(self._start.model_copy(update={"carried": self._run}))
 
@@ -383,28 +397,34 @@ class TaskWorkflow:
     async def inbox(self, message: Message) -> InboxReceipt:
         """Accept one message into the mailbox; a repeated `message_id` is not taken twice.
 
-        When the message wakes the task (its first message, or the reply it waits for), the
-        receipt also carries the events the task records on waking, so a streaming sender
-        gets them without waiting for a watch.
+        Returns once the message and what the task recorded on taking it are in the store:
+        when the message wakes the task (its first message, or the reply it waits for),
+        that is the task going WORKING, so a streaming sender reads it from the store.
         """
         if message.message_id in self._run.seen_message_ids:
-            return InboxReceipt(task=self._run.task, cursor=self._run.next_seq, duplicate=True)
+            return InboxReceipt(task=self._head(), cursor=self._run.next_seq, duplicate=True)
         self._run.seen_message_ids.append(message.message_id)
+        self._writer.start()
         arrival = self._inbox.take(message, first=self._log.empty)
         await self._inbox.ring(arrival)
         cursor = self._log.next_seq
         if self._log.empty:
-            self._log.record(events.task_event(self._run.task))
-            self._snapshots.mark()
-        accepted = Task()
-        accepted.CopyFrom(self._run.task)
+            # The task as its sender sees it first: their message in its history.
+            opening = events.task_event(self._run.task)
+            opening.task.history.append(arrival.message)
+            self._log.record(opening)
+        accepted = self._head()
         if arrival.wakes:
             await workflow.wait_condition(
                 lambda: self._log.next_seq > max(cursor, 1) or self._cancel_requested
             )
-        return InboxReceipt(
-            task=accepted, cursor=cursor, page=self._log.page(cursor), queued=arrival.queued
-        )
+        await self._writer.written()
+        return InboxReceipt(task=accepted, cursor=cursor, queued=arrival.queued)
+
+    def _head(self) -> Task:
+        head = Task()
+        head.CopyFrom(self._run.task)
+        return head
 
     @inbox.validator
     def _validate_inbox(self, message: Message) -> None:
@@ -437,24 +457,9 @@ class TaskWorkflow:
         if news is not None and ext is not None:
             self._narrator.note(news, extra=[ext_part(ext)])
 
-    @workflow.update
-    async def watch(self, cursor: int) -> EventPage:
-        """Return the events past `cursor` as soon as there are any (or the run is ending)."""
-        return await self._log.watch(cursor)
-
-    @watch.validator
-    def _validate_watch(self, cursor: int) -> None:
-        if not self._log.valid_cursor(cursor):
-            raise ApplicationError(f"cursor {cursor} is outside the log (0..{self._log.next_seq})")
-
-    @workflow.query
-    def events_since(self, cursor: int) -> EventPage:
-        """The log from `cursor` on (at most one page)."""
-        return self._log.page(cursor)
-
     @workflow.query
     def task(self) -> TaskSnapshot:
-        """The task as its events describe it now."""
+        """The task as its events describe it now, without its history."""
         return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
 
 

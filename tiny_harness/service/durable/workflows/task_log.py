@@ -1,92 +1,84 @@
-"""`TaskLog`: a task's durable event log, as its workflow keeps and serves it.
+"""`TaskLog`: a task's event log and history as its workflow records them, until written.
 
 Workflow-side code (deterministic, no I/O). Every event the task emits is recorded here:
-appended with the next sequence number and folded into the task snapshot. Readers either
-read a page (`page`, for queries) or watch (`watch`, for the `watch` update): a watch parks
-until the log grows past the reader's cursor, so an event leaves with the workflow task that
-records it. At most `MAX_PARKED` watches wait at once; past that the oldest is released
-empty, so readers who went away cannot exhaust Temporal's limit on in-flight updates.
+numbered (gap-free from 0 across runs) and folded into the task the run keeps, whose
+history stays out of it: a message an event brings, and each message the task takes in,
+join the history in the store. What was recorded since the last write waits here until
+`LogWriter` takes it (`take`) for the store; the run itself holds only the task and the
+lengths of its log and history, whatever the conversation.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from typing import Final
+from datetime import datetime
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from a2a.types import StreamResponse, Task
+    from a2a.types import Message, StreamResponse, Task
 
-    from tiny_harness.service.durable.payloads import EventPage, LoggedEvent, TaskRun
+    from tiny_harness.harness.persistence.store import LogWrite
+    from tiny_harness.service.durable.payloads import TaskRun
     from tiny_harness.service.durable.workflows import events
-
-MAX_PARKED: Final = 8
-PAGE_SIZE: Final = 200
 
 
 class TaskLog:
-    """The event log and snapshot of one task run, with its parked readers."""
+    """One task run's log: what it recorded, and what is not written yet."""
 
     def __init__(self, run: TaskRun) -> None:
         self._run = run
-        self._ending = False
-        self._serial = 0
-        self._parked: deque[int] = deque()
-        self._released: set[int] = set()
+        self._events: list[StreamResponse] = []
+        self._messages: list[Message] = []
 
     @property
     def task(self) -> Task:
-        """The task as its events describe it."""
+        """The task as its events describe it, without its history."""
         return self._run.task
 
     @property
     def next_seq(self) -> int:
         """The sequence number of the next event."""
-        return self._run.next_seq
+        return self._run.log_length
+
+    @property
+    def history_length(self) -> int:
+        """How many messages the task's history holds, written or not."""
+        return self._run.history_length
 
     @property
     def empty(self) -> bool:
         """True until the first event is recorded."""
-        return not self._run.events
+        return self._run.log_length == 0
+
+    @property
+    def pending(self) -> bool:
+        """Whether anything was recorded since the last `take`."""
+        return bool(self._events or self._messages)
 
     def record(self, event: StreamResponse) -> None:
-        """Append `event` and fold it into the snapshot; parked readers wake."""
-        events.apply_event(self._run.task, event)
-        self._run.events.append(LoggedEvent(seq=self._run.next_seq, event=event))
+        """Append `event` and fold it into the task; a message it brings joins the history."""
+        message = events.fold(self._run.task, event)
+        self._events.append(event)
+        self._run.log_length += 1
+        if message is not None:
+            self.add_message(message)
 
-    def end(self) -> None:
-        """The run is ending (closing or rolling over): release every reader, now and later."""
-        self._ending = True
+    def add_message(self, message: Message) -> None:
+        """`message` joins the task's history (a message taken in, or the brief)."""
+        self._messages.append(message)
+        self._run.history_length += 1
 
-    def valid_cursor(self, cursor: int) -> bool:
-        """Whether `cursor` points into the log or just past its end."""
-        return 0 <= cursor <= self._run.next_seq
-
-    def page(self, cursor: int) -> EventPage:
-        """Up to `PAGE_SIZE` events from `cursor` on."""
-        start = max(cursor, 0)
-        page = tuple(self._run.events[start : start + PAGE_SIZE])
-        return EventPage(
-            events=page,
-            next_cursor=start + len(page),
-            state=self._run.task.status.state,
-            log_length=self._run.next_seq,
-            closing=self._ending,
+    def take(self, now: datetime) -> LogWrite:
+        """What was recorded since the last take, with the task as it leaves it."""
+        head = Task()
+        head.CopyFrom(self._run.task)
+        write = LogWrite(
+            task=head,
+            first_seq=self._run.log_length - len(self._events),
+            events=tuple(self._events),
+            first_message=self._run.history_length - len(self._messages),
+            messages=tuple(self._messages),
+            updated_at=now,
         )
-
-    async def watch(self, cursor: int) -> EventPage:
-        """The page from `cursor` once it is not empty, the run ends, or this reader is
-        released to make room (then the page is empty)."""
-        self._serial += 1
-        serial = self._serial
-        self._parked.append(serial)
-        if len(self._parked) > MAX_PARKED:
-            self._released.add(self._parked.popleft())
-        await workflow.wait_condition(
-            lambda: self._run.next_seq > cursor or self._ending or serial in self._released
-        )
-        self._released.discard(serial)
-        if serial in self._parked:
-            self._parked.remove(serial)
-        return self.page(cursor)
+        self._events, self._messages = [], []
+        return write

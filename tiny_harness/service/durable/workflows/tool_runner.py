@@ -33,7 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.workflows.attempts import Attempts
     from tiny_harness.service.durable.workflows.commands import CommandApplier
     from tiny_harness.service.durable.workflows.delegation import Delegation
-    from tiny_harness.service.durable.workflows.snapshots import SnapshotWriter
+    from tiny_harness.service.durable.workflows.log_writer import LogWriter
 
 DELEGATION_COMMANDS = frozenset({"spawn_subtask", "reply_subtask", "create_participant_task"})
 """Commands the delegation applies (they start or signal stand-in workflows)."""
@@ -51,7 +51,7 @@ class ToolRunner:
         attempts: Attempts,
         commands: CommandApplier,
         delegation: Delegation,
-        snapshots: SnapshotWriter,
+        writer: LogWriter,
         *,
         cancelled: Callable[[], bool],
     ) -> None:
@@ -60,7 +60,7 @@ class ToolRunner:
         self._attempts = attempts
         self._commands = commands
         self._delegation = delegation
-        self._snapshots = snapshots
+        self._writer = writer
         self._cancelled = cancelled
         self.offered: dict[str, ToolDefinition] = {}
         """The tools of the request the calls answer, by name (their idempotency)."""
@@ -79,7 +79,7 @@ class ToolRunner:
                 self._run.plan_revision += 1
                 record = read_model.plan_record(self._run, workflow.now())
                 if record is not None:
-                    self._snapshots.add(record)
+                    self._writer.add(record)
         if result is not None:
             self._run.conversation.append(
                 ToolResultItem(

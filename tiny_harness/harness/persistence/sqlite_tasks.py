@@ -1,0 +1,310 @@
+"""The SQL of `SqliteStore`'s tasks: each task's row, its event log and its history.
+
+    tasks          id ─ context_id ─ state ─ version ─ updated_at ─ json (no history)
+    task_events    task_id ─ seq ─ json      the stream, numbered from 0
+    task_messages  task_id ─ n ─ json        the history, numbered from 0
+
+A task's `updated_at` column is the time of its last status change (its status timestamp;
+the record's `updated_at` for a task without one), the listing's order. A step of the log
+(`write_log`) is one transaction: its events and messages (kept if already there, so a
+retried write changes nothing) and the task's row (unless a higher version is stored). The
+functions run on a connection the store hands them, under its lock.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Final
+
+from a2a.types import Message, StreamResponse, Task
+from google.protobuf import json_format
+from google.protobuf.message import Message as ProtoMessage
+from pydantic import BaseModel, ValidationError
+
+from tiny_harness.errors import StoreError
+from tiny_harness.harness.persistence.sqlite_file import integer_of, text_of, utc_text
+from tiny_harness.harness.persistence.store import LogWrite, TaskRecord
+from tiny_harness.harness.protocol.proto_fields import ProtoJson
+from tiny_harness.harness.tasks.states import FINAL
+
+SCHEMA: Final = (
+    """
+    CREATE TABLE IF NOT EXISTS tasks (
+        id TEXT PRIMARY KEY,
+        context_id TEXT NOT NULL,
+        state INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        updated_at TEXT NOT NULL,
+        json TEXT NOT NULL
+    )
+    """,
+    # Both indexes end in the listing order, so a filtered, paged listing reads one range.
+    "CREATE INDEX IF NOT EXISTS tasks_context_id ON tasks (context_id, updated_at, id)",
+    "CREATE INDEX IF NOT EXISTS tasks_updated_at ON tasks (updated_at, id)",
+    """
+    CREATE TABLE IF NOT EXISTS task_events (
+        task_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        json TEXT NOT NULL,
+        PRIMARY KEY (task_id, seq)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS task_messages (
+        task_id TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        json TEXT NOT NULL,
+        PRIMARY KEY (task_id, n)
+    )
+    """,
+)
+
+_FINALS: Final = ", ".join(str(int(state)) for state in sorted(FINAL))
+
+_UPSERT: Final = """
+    INSERT INTO tasks (id, context_id, state, version, updated_at, json)
+    VALUES (?, ?, ?, ?, ?, ?)
+    ON CONFLICT (id) DO UPDATE SET
+        context_id = excluded.context_id,
+        state = excluded.state,
+        version = excluded.version,
+        updated_at = excluded.updated_at,
+        json = excluded.json
+    WHERE excluded.version >= tasks.version
+"""
+
+
+@contextmanager
+def transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, rolled back if anything in it fails."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
+def put_task(connection: sqlite3.Connection, record: TaskRecord) -> None:
+    """The task's row and its whole history (replacing the stored one), unless a higher
+    version is stored."""
+    with transaction(connection):
+        if _put_row(connection, _without_history(record.task), record.version, record.updated_at):
+            connection.execute("DELETE FROM task_messages WHERE task_id = ?", (record.task_id,))
+            _add_messages(connection, record.task_id, 0, record.task.history)
+
+
+def write_log(connection: sqlite3.Connection, write: LogWrite) -> bool:
+    """One step of the log; whether it ended the task (see `Store.write_log`)."""
+    with transaction(connection):
+        before = _state(connection, write.task_id)
+        _add_step(connection, write)
+        after = _state(connection, write.task_id)
+    return (before is None or before not in FINAL) and after in FINAL
+
+
+def end_task(connection: sqlite3.Connection, write: LogWrite) -> bool:
+    """The step that ends the task, if the stored log ends just before it and the stored
+    task is not final; whether it was written."""
+    with transaction(connection):
+        row: tuple[object, ...] | None = connection.execute(
+            "SELECT version, state FROM tasks WHERE id = ?", (write.task_id,)
+        ).fetchone()
+        if row is None or row[0] != write.first_seq or row[1] in FINAL:
+            return False
+        after: tuple[object, ...] = connection.execute(
+            "SELECT COALESCE(MAX(n) + 1, 0) FROM task_messages WHERE task_id = ?",
+            (write.task_id,),
+        ).fetchone()
+        first = integer_of(after[0], "n")
+        _add_step(connection, write.model_copy(update={"first_message": first}))
+    return True
+
+
+def get(
+    connection: sqlite3.Connection, task_id: str, history_length: int | None
+) -> TaskRecord | None:
+    """The task's record with its `history_length` newest messages (None: all)."""
+    row: tuple[object, ...] | None = connection.execute(
+        "SELECT json FROM tasks WHERE id = ?", (task_id,)
+    ).fetchone()
+    if row is None:
+        return None
+    record = parse_record(text_of(row[0], "json"), task_id)
+    with_history(connection, record.task, history_length)
+    return record
+
+
+def with_history(connection: sqlite3.Connection, task: Task, history_length: int | None) -> None:
+    """Put the task's `history_length` newest stored messages (None: all) in `task`."""
+    if history_length == 0:
+        return
+    limit = -1 if history_length is None else history_length
+    rows: list[tuple[object, ...]] = connection.execute(
+        "SELECT json FROM (SELECT n, json FROM task_messages WHERE task_id = ? "
+        "ORDER BY n DESC LIMIT ?) ORDER BY n",
+        (task.id, limit),
+    ).fetchall()
+    task.history.extend(_parse(Message, text_of(r[0], "json"), task.id) for r in rows)
+
+
+def events(
+    connection: sqlite3.Connection, task_id: str, cursor: int, limit: int
+) -> tuple[StreamResponse, ...]:
+    """Up to `limit` events from number `cursor` on."""
+    rows: list[tuple[object, ...]] = connection.execute(
+        "SELECT json FROM task_events WHERE task_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+        (task_id, cursor, limit),
+    ).fetchall()
+    return tuple(_parse(StreamResponse, text_of(r[0], "json"), task_id) for r in rows)
+
+
+def version(connection: sqlite3.Connection, task_id: str) -> int | None:
+    """How many events the task's log holds, or None for a task the store never saw."""
+    row: tuple[object, ...] | None = connection.execute(
+        "SELECT version FROM tasks WHERE id = ?", (task_id,)
+    ).fetchone()
+    return None if row is None else integer_of(row[0], "version")
+
+
+def delete_expired(connection: sqlite3.Connection, before: str) -> int:
+    """Delete the final tasks whose status last changed before `before`, with their events
+    and history; how many tasks went. Call inside a transaction."""
+    rows: list[tuple[object, ...]] = connection.execute(
+        f"DELETE FROM tasks WHERE updated_at < ? AND state IN ({_FINALS}) RETURNING id",  # noqa: S608
+        (before,),
+    ).fetchall()
+    gone = [(text_of(row[0], "id"),) for row in rows]
+    connection.executemany("DELETE FROM task_events WHERE task_id = ?", gone)
+    connection.executemany("DELETE FROM task_messages WHERE task_id = ?", gone)
+    return len(gone)
+
+
+def parse_record(document: str, task_id: str) -> TaskRecord:
+    """A stored task row's record; `StoreError` naming the problem, never the content."""
+    return _validated(TaskRecord, document, task_id)
+
+
+class _LegacyRecord(BaseModel):
+    """A task row as schema versions 1 to 3 wrote it: the history inside the task, and the
+    whole event log in the row once the task had ended."""
+
+    task: ProtoJson[Task]
+    version: int
+    updated_at: datetime
+    events: tuple[ProtoJson[StreamResponse], ...] = ()
+
+
+def move_logs_out_of_rows(connection: sqlite3.Connection) -> None:
+    """Upgrade rows written by schema versions 1 to 3: their history and events move to
+    their own tables, the row keeps the task without them. Call inside a transaction."""
+    rows: list[tuple[object, ...]] = connection.execute("SELECT id, json FROM tasks").fetchall()
+    for row in rows:
+        task_id = text_of(row[0], "id")
+        legacy = _validated(_LegacyRecord, text_of(row[1], "json"), task_id)
+        _add_messages(connection, task_id, 0, legacy.task.history)
+        connection.executemany(
+            "INSERT OR IGNORE INTO task_events (task_id, seq, json) VALUES (?, ?, ?)",
+            [(task_id, seq, _json(e)) for seq, e in enumerate(legacy.events)],
+        )
+        record = TaskRecord(
+            task=_without_history(legacy.task), version=legacy.version, updated_at=legacy.updated_at
+        )
+        connection.execute(
+            "UPDATE tasks SET json = ? WHERE id = ?", (record.model_dump_json(), task_id)
+        )
+
+
+def status_changed_at(task: Task, updated_at: datetime) -> str:
+    """A task's listing time: its status timestamp, else `updated_at`."""
+    written = utc_text(updated_at, "the record's updated_at")
+    if not task.status.HasField("timestamp"):
+        return written
+    try:
+        changed = task.status.timestamp.ToDatetime(tzinfo=UTC)
+    except (ValueError, OverflowError) as exc:
+        raise StoreError(f"the task's status timestamp is out of range: {exc}") from exc
+    return utc_text(changed, "the task's status timestamp")
+
+
+def _add_step(connection: sqlite3.Connection, write: LogWrite) -> None:
+    connection.executemany(
+        "INSERT OR IGNORE INTO task_events (task_id, seq, json) VALUES (?, ?, ?)",
+        [(write.task_id, write.first_seq + i, _json(e)) for i, e in enumerate(write.events)],
+    )
+    _add_messages(connection, write.task_id, write.first_message, write.messages)
+    _put_row(connection, _without_history(write.task), write.version, write.updated_at)
+
+
+def _add_messages(
+    connection: sqlite3.Connection, task_id: str, first: int, messages: Sequence[Message]
+) -> None:
+    connection.executemany(
+        "INSERT OR IGNORE INTO task_messages (task_id, n, json) VALUES (?, ?, ?)",
+        [(task_id, first + i, _json(m)) for i, m in enumerate(messages)],
+    )
+
+
+def _put_row(
+    connection: sqlite3.Connection, task: Task, version: int, updated_at: datetime
+) -> bool:
+    """Upsert the task's row; whether it was written (no higher version was stored)."""
+    if not task.id:
+        raise StoreError("cannot store a task record whose task has no id")
+    record = TaskRecord(task=task, version=version, updated_at=updated_at)
+    params = (
+        task.id,
+        task.context_id,
+        int(task.status.state),
+        version,
+        status_changed_at(task, updated_at),
+        record.model_dump_json(),
+    )
+    return connection.execute(_UPSERT, params).rowcount > 0
+
+
+def _state(connection: sqlite3.Connection, task_id: str) -> int | None:
+    row: tuple[object, ...] | None = connection.execute(
+        "SELECT state FROM tasks WHERE id = ?", (task_id,)
+    ).fetchone()
+    return None if row is None else integer_of(row[0], "state")
+
+
+def _without_history(task: Task) -> Task:
+    head = Task()
+    head.CopyFrom(task)
+    del head.history[:]
+    return head
+
+
+def _json(message: ProtoMessage) -> str:
+    return json.dumps(
+        json_format.MessageToDict(message, preserving_proto_field_name=False),
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+def _parse[P: ProtoMessage](kind: type[P], document: str, task_id: str) -> P:
+    try:
+        return json_format.Parse(document, kind())
+    except json_format.ParseError as exc:
+        # The message names the problem only: the document holds user content.
+        raise StoreError(f"a stored {kind.__name__} of task {task_id!r} is unreadable") from exc
+
+
+def _validated[M: BaseModel](model: type[M], document: str, task_id: str) -> M:
+    unreadable = f"stored record of task {task_id!r} is unreadable"
+    try:
+        return model.model_validate_json(document)
+    except ValidationError as exc:
+        raise StoreError(f"{unreadable}: {exc.error_count()} validation error(s)") from exc
+    except (json_format.Error, TypeError) as exc:
+        # `ProtoJson` lets protobuf's ParseError, and its own TypeError, through unwrapped.
+        raise StoreError(f"{unreadable}: {type(exc).__name__}") from exc
