@@ -5,8 +5,9 @@ Both servers run in this process, on 127.0.0.1, and answer with the same one-tur
 SUBMITTED -> WORKING -> artifact -> COMPLETED. What differs is the machinery in between:
 
 - harness: `open_harness` with an embedded Temporal dev server, its worker and its A2A server;
-  each task is a workflow (update-with-start, intake / assemble_context / invoke_llm
-  activities, persists), and the stream is the workflow's event log followed by `watch`.
+  each task is a workflow (update-with-start, the `prepare_turn` local activity, the
+  `invoke_llm` activity, a `persist` local activity), and the stream is the task's log in
+  the store, woken as the workflow writes it.
 - plain:   the a2a-sdk `DefaultRequestHandler` with an `InMemoryTaskStore` and an
   `AgentExecutor` that calls the same `ScriptedLLM` and publishes with `TaskUpdater`.
 

@@ -194,7 +194,9 @@ def _assert_operations(
     for write in writes:
         assert write.attributes["tiny_harness.outcome"] == "stored"
         assert isinstance(write.attributes["tiny_harness.records"], int)
-        assert ancestors(write, by_id)[0] == "RunActivity:persist"
+        # A step is written by the persist local activity, or first thing in the one that
+        # prepares a model call.
+        assert ancestors(write, by_id)[0] in {"RunActivity:persist", "RunActivity:prepare_turn"}
     assert "TASK_STATE_COMPLETED" in {w.attributes["tiny_harness.task.state"] for w in writes}
 
 

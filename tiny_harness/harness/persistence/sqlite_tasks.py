@@ -157,12 +157,18 @@ def with_history(connection: sqlite3.Connection, task: Task, history_length: int
 def events(
     connection: sqlite3.Connection, task_id: str, cursor: int, limit: int
 ) -> tuple[StreamResponse, ...]:
-    """Up to `limit` events from number `cursor` on."""
+    """Up to `limit` events from number `cursor` on, without a gap: a reader never takes
+    a later event for the one it waits for."""
     rows: list[tuple[object, ...]] = connection.execute(
-        "SELECT json FROM task_events WHERE task_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+        "SELECT seq, json FROM task_events WHERE task_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
         (task_id, cursor, limit),
     ).fetchall()
-    return tuple(_parse(StreamResponse, text_of(r[0], "json"), task_id) for r in rows)
+    found: list[StreamResponse] = []
+    for expected, row in enumerate(rows, start=cursor):
+        if integer_of(row[0], "seq") != expected:
+            break
+        found.append(_parse(StreamResponse, text_of(row[1], "json"), task_id))
+    return tuple(found)
 
 
 def version(connection: sqlite3.Connection, task_id: str) -> int | None:

@@ -33,6 +33,7 @@ to catch a known one.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -55,6 +56,11 @@ from tiny_harness.harness.security.shapes import (
 
 MIN_SECRET_CHARS: Final = 8
 """Shorter configured secrets are ignored: masking every "changeme" in prose helps nobody."""
+
+_MEMO_ENTRIES: Final = 4096
+_MEMO_MAX_CHARS: Final = 8192
+"""Texts up to this long are remembered (at most `_MEMO_ENTRIES` of them, least recently
+used first out): tens of MB at the very worst, and the repeated ones are short."""
 
 _URL_QUERY_NAMES: Final = re.compile(rf"(?:{CREDENTIAL_PARAMETERS}|key|code)", re.IGNORECASE)
 """Query parameters of a URL part whose value is a credential (in a URL part, unlike in
@@ -83,6 +89,7 @@ class Redactor:
             alternatives = "|".join(re.escape(v) for v in reversed(kept))
             shapes.append(Pattern("secret", re.compile(alternatives)))
         self._shapes: tuple[Shape, ...] = (*shapes, *SHAPES)
+        self._memo = functools.lru_cache(maxsize=_MEMO_ENTRIES)(self._counted_text)
 
     def text(self, text: str) -> str:
         """`text` with every credential masked."""
@@ -93,7 +100,14 @@ class Redactor:
         return self.counted_message(message).value
 
     def counted_text(self, text: str) -> Redacted[str]:
-        """`text` with every credential masked, and how many were."""
+        """`text` with every credential masked, and how many were. The same text is
+        masked the same way every time, so a text seen lately is answered from memory:
+        payloads repeat most of their strings (a system prompt, tool schemas)."""
+        if len(text) > _MEMO_MAX_CHARS:
+            return self._counted_text(text)
+        return self._memo(text)
+
+    def _counted_text(self, text: str) -> Redacted[str]:
         lowered = text.lower()
         total = 0
         for shape in self._shapes:
@@ -114,12 +128,31 @@ class Redactor:
     def counted_json(self, value: JsonValue) -> Redacted[JsonValue]:
         """A redacted copy of a JSON value: every string in it masked as text, and the
         string of a field named as a credential (`api_key`) masked whatever it is; keys
-        are left alone. How many credentials were masked."""
+        are left alone. How many credentials were masked. A value with nothing to mask is
+        returned as it is, not copied (most are: every payload sent to Temporal passes)."""
+        if not self._holds_credential(value):
+            return Redacted(value, 0)
+        return self._masked_json(value)
+
+    def _holds_credential(self, value: JsonValue) -> bool:
+        if isinstance(value, str):
+            return self.counted_text(value).masked > 0
+        if isinstance(value, list):
+            return any(self._holds_credential(item) for item in value)
+        if isinstance(value, dict):
+            return any(
+                (isinstance(item, str) and _masks_string_by_name(name, item))
+                or self._holds_credential(item)
+                for name, item in value.items()
+            )
+        return False
+
+    def _masked_json(self, value: JsonValue) -> Redacted[JsonValue]:
         if isinstance(value, str):
             text = self.counted_text(value)
             return Redacted(text.value, text.masked)
         if isinstance(value, list):
-            items = [self.counted_json(item) for item in value]
+            items = [self._masked_json(item) for item in value]
             return Redacted([i.value for i in items], sum(i.masked for i in items))
         if isinstance(value, dict):
             fields: dict[str, JsonValue] = {}
@@ -128,7 +161,7 @@ class Redactor:
                 if isinstance(item, str) and _masks_string_by_name(name, item):
                     fields[name], masked = mask("credential-field"), masked + 1
                     continue
-                redacted = self.counted_json(item)
+                redacted = self._masked_json(item)
                 fields[name], masked = redacted.value, masked + redacted.masked
             return Redacted(fields, masked)
         return Redacted(value, 0)

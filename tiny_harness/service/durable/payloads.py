@@ -155,16 +155,16 @@ class TaskSnapshot(BaseModel, frozen=True):
     version: int
 
 
-class IntakeInput(BaseModel, frozen=True):
-    """Input of the `intake` activity: one message drained from the mailbox."""
+class Intake(BaseModel, frozen=True):
+    """One message drained from the mailbox, to be taken in before the next model call;
+    `reply_to` is the question (tool call id) it answers, if it answers one."""
 
-    task_id: str
     message: ProtoJson[Message]
     reply_to: str | None = None
 
 
 class AssembleInput(BaseModel, frozen=True):
-    """Input of the `assemble_context` activity."""
+    """What a turn's context is assembled from (`prepare_turn`, `compact`)."""
 
     task_id: str
     conversation: tuple[InputItem, ...]
@@ -175,7 +175,7 @@ class AssembleInput(BaseModel, frozen=True):
 
 
 class AssembledContext(BaseModel, frozen=True):
-    """What `assemble_context` built: the turn's request, its estimate, and whether
+    """A turn's assembled context: its request, its estimate, and whether
     compaction.trigger asks for a compaction before the model sees it."""
 
     request: LLMRequest
@@ -227,6 +227,34 @@ class PersistInput(BaseModel, frozen=True):
 
     log: LogWrite
     records: tuple[Record, ...] = ()
+
+
+class PersistOutcome(BaseModel, frozen=True):
+    """What a write tells the workflow: the workflow-level hook points that have an
+    executor on the worker (the workflow dispatches nothing else)."""
+
+    points: tuple[str, ...] = ()
+
+
+class TurnInput(BaseModel, frozen=True):
+    """Input of the `prepare_turn` local activity: what the worker does before a model call,
+    in order: write the log so far (`step`), take in the waiting `messages`
+    (request.received), assemble the turn's `context` with them (compaction.trigger). A
+    task without a model (an assigned one) only takes its messages in."""
+
+    task_id: str
+    step: PersistInput | None = None
+    messages: tuple[Intake, ...] = ()
+    context: AssembleInput | None = None
+
+
+class PreparedTurn(BaseModel, frozen=True):
+    """What `prepare_turn` did: the item each message became (in order), the assembled
+    context if one was asked for, and the subscribed hook points (`PersistOutcome`)."""
+
+    items: tuple[UserItem, ...] = ()
+    assembled: AssembledContext | None = None
+    points: tuple[str, ...] = ()
 
 
 class DispatchInput(BaseModel, frozen=True):

@@ -1,13 +1,17 @@
 """The activities of a task: every side effect of the loop happens here, never in workflow code.
 
-    intake            a drained message -> the user item the model reads   (request.received)
-    assemble_context  state -> the LLM request for this turn      (compaction.trigger)
+    prepare_turn      before a model call, one local activity:
+                        the log so far -> the store
+                        each drained message -> the user item the model reads (request.received)
+                        state -> the LLM request for this turn           (compaction.trigger)
     compact           conversation -> summary + kept items          (compaction.keep, .summarise)
     invoke_llm        request -> response                                  (llm.invoked)
     invoke_tool       one tool call -> result, or a command for the workflow (tool.invoked)
     persist           a step of the task's log, records -> the store        (persistence.write)
     dispatch_hooks    a workflow-level transition -> its hook chain        (task.state_changed, ...)
-    describe_hooks    which workflow-level points have executors at all
+
+`prepare_turn` and `persist` also tell the workflow which workflow-level points have an
+executor on this worker, so it dispatches nothing nobody listens to.
 
 Each takes one typed input model and runs its body inside the hook chain of its operation.
 A hook's veto (`HookAbort`) of a tool call becomes the refusal the model reads; anywhere
@@ -63,10 +67,13 @@ from tiny_harness.service.durable.payloads import (
     CompactInput,
     CompactOutcome,
     DispatchInput,
-    IntakeInput,
+    Intake,
     InvokeLLMInput,
     InvokeToolInput,
     PersistInput,
+    PersistOutcome,
+    PreparedTurn,
+    TurnInput,
 )
 from tiny_harness.service.o11y.counters import Counters
 from tiny_harness.service.o11y.operations import OperationRun, Operations
@@ -85,7 +92,7 @@ WORKFLOW_POINTS: Final = (
     HookPoint(operation=Operation.ACTIVITY_FAILED, phase=Phase.PRE),
     HookPoint(operation=Operation.ACTIVITY_RETRIED, phase=Phase.PRE),
 )
-"""Points the workflow dispatches through `dispatch_hooks`."""
+"""Points the workflow dispatches through `dispatch_hooks` (when an executor listens)."""
 
 
 class ToolOutcome(BaseModel, frozen=True):
@@ -136,11 +143,25 @@ class TaskActivities:
         """The harness the activities run on."""
         return self._harness
 
-    @activity.defn(name="intake")
-    async def intake(self, data: IntakeInput) -> UserItem:
-        """Run request.received hooks on a drained message; return what the model reads."""
+    @activity.defn(name="prepare_turn")
+    async def prepare_turn(self, data: TurnInput) -> PreparedTurn:
+        """Write the log so far, take in the drained messages, assemble the turn's context
+        with them: the worker's work before a model call, as one local activity. A retry
+        does it again: the write changes nothing twice, the rest is built afresh."""
+        if data.step is not None:
+            await self.persist(data.step)
+        items = tuple([await self._take_in(data.task_id, intake) for intake in data.messages])
+        assembled = None
+        if data.context is not None:
+            conversation = (*data.context.conversation, *items)
+            context = data.context.model_copy(update={"conversation": conversation})
+            assembled = await self._assemble(context)
+        return PreparedTurn(items=items, assembled=assembled, points=self._points())
+
+    async def _take_in(self, task_id: str, intake: Intake) -> UserItem:
+        """Run request.received hooks on a drained message; what the model reads."""
         ctx = RequestReceivedPre(
-            task_id=data.task_id, correlation_id=data.message.message_id, message=data.message
+            task_id=task_id, correlation_id=intake.message.message_id, message=intake.message
         )
         try:
             ctx = await self._harness.hooks.run(_pre(Operation.REQUEST_RECEIVED), ctx)
@@ -149,17 +170,16 @@ class TaskActivities:
         message = ctx.message
         logger.info(
             "task %s: intake of message %s (%d parts)",
-            data.task_id,
+            task_id,
             message.message_id,
             len(message.parts),
         )
         text = "\n".join(
             [get_message_text(message), *(render_action(a) for _, a in actions_in(message))]
         ).strip()
-        return UserItem(message_id=message.message_id, text=text, reply_to=data.reply_to)
+        return UserItem(message_id=message.message_id, text=text, reply_to=intake.reply_to)
 
-    @activity.defn(name="assemble_context")
-    async def assemble_context(self, data: AssembleInput) -> AssembledContext:
+    async def _assemble(self, data: AssembleInput) -> AssembledContext:
         """Build this turn's request through the context window manager (stable sections
         first: the cacheable prefix; tool output as delimited untrusted data) and ask
         compaction.trigger whether it must be compacted first."""
@@ -281,7 +301,7 @@ class TaskActivities:
         return ToolOutcome(result=answer)
 
     @activity.defn(name="persist")
-    async def persist(self, data: PersistInput) -> None:
+    async def persist(self, data: PersistInput) -> PersistOutcome:
         """Write a step of the task's log (masked), then each queued record through the
         persistence.write body (replaceable), one chain per record.
 
@@ -311,6 +331,7 @@ class TaskActivities:
             run.outcome = "stored"
         if ended:
             self._counters.task_ended(state)
+        return PersistOutcome(points=self._points())
 
     async def _write(
         self, store: Store, task_id: str, key: str, record: TaskRecord | Record
@@ -344,8 +365,7 @@ class TaskActivities:
             raise _aborted(error) from error
         return ctx.model_dump(mode="json")
 
-    @activity.defn(name="describe_hooks")
-    async def describe_hooks(self) -> tuple[str, ...]:
+    def _points(self) -> tuple[str, ...]:
         """The workflow-level points that have at least one executor on this worker."""
         hooks = self._harness.hooks
         return tuple(str(p) for p in WORKFLOW_POINTS if hooks.subscribers(p))
@@ -353,14 +373,12 @@ class TaskActivities:
     def all(self) -> list[Callable[..., Awaitable[object]]]:
         """Every activity, for the worker."""
         return [
-            self.intake,
-            self.assemble_context,
+            self.prepare_turn,
             self.compact,
             self.invoke_llm,
             self.invoke_tool,
             self.persist,
             self.dispatch_hooks,
-            self.describe_hooks,
         ]
 
 

@@ -2,8 +2,9 @@
 
 Workflow-side code. State changes, finished steps and skills loaded or unloaded happen in
 the workflow, where hooks must not run; each is sent to the `dispatch_hooks` local activity,
-in the background and only for points some executor subscribes to on this worker (asked
-once per run through `describe_hooks`). A hook that aborts a transition fails the task:
+in the background and only for points some executor subscribes to on this worker (which
+every `persist` and `prepare_turn` tells: `learn`, so asking costs no activity; a dispatch
+before the first of them waits for it). A hook that aborts a transition fails the task:
 the dispatcher records the reason and tells the workflow.
 """
 
@@ -46,7 +47,6 @@ class HookDispatcher:
         self._task_id = task_id
         self._on_abort = on_abort
         self._points: frozenset[str] | None = None
-        self._describing: asyncio.Task[frozenset[str]] | None = None
         self._pending: list[asyncio.Task[None]] = []
         self.abort_reason: str | None = None
 
@@ -155,21 +155,13 @@ class HookDispatcher:
                 self.abort_reason = reason
                 self._on_abort(reason)
 
-    async def _subscribed(self) -> frozenset[str]:
-        if self._points is not None:
-            return self._points
-        if self._describing is None:
-            self._describing = asyncio.create_task(self._describe())
-        self._points = await self._describing
-        return self._points
+    def learn(self, points: tuple[str, ...]) -> None:
+        """The points some executor subscribes to on the worker, as it last told."""
+        self._points = frozenset(points)
 
-    async def _describe(self) -> frozenset[str]:
-        points = await workflow.execute_local_activity_method(
-            TaskActivities.describe_hooks,
-            start_to_close_timeout=_TIMEOUT,
-            retry_policy=_RETRY,
-        )
-        return frozenset(points)
+    async def _subscribed(self) -> frozenset[str]:
+        await workflow.wait_condition(lambda: self._points is not None)
+        return self._points or frozenset()
 
     def _correlation(self) -> str:
         return str(workflow.uuid4())

@@ -1,9 +1,9 @@
 """`TaskWorkflow`: one durable workflow per A2A task, running the agent loop.
 
-    inbox (update) ──► mailbox ──► intake ─► assemble_context ─► invoke_llm ─┐
-                                     ▲                                     │ tool calls?
-                                     │ reply                    no ◄───────┤
-                          INPUT_REQUIRED wait          invoke_tool xN ◄─── yes
+    inbox (update) ──► mailbox ──► prepare_turn ─► invoke_llm ─┐
+                                     ▲   (log, intake,           │ tool calls?
+                                     │    context)    no ◄───────┤
+                          INPUT_REQUIRED wait      invoke_tool xN ◄─── yes
                                                        (commands applied here)
     every step appends A2A events to the task's log ──► persist (local activity) ──► store
 
@@ -44,10 +44,8 @@ with workflow.unsafe.imports_passed_through():
         TaskActivities,
     )
     from tiny_harness.service.durable.payloads import (
-        AssembledContext,
         AssembleInput,
         InboxReceipt,
-        IntakeInput,
         InvokeLLMInput,
         TaskRun,
         TaskSnapshot,
@@ -70,6 +68,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.workflows.metering import Meter
     from tiny_harness.service.durable.workflows.milestones import Milestones
     from tiny_harness.service.durable.workflows.narrator import Narrator
+    from tiny_harness.service.durable.workflows.preparer import Preparer
     from tiny_harness.service.durable.workflows.task_log import TaskLog
     from tiny_harness.service.durable.workflows.tool_runner import ToolRunner
 
@@ -82,13 +81,6 @@ EMPTY_MESSAGE_ERROR = "EmptyMessage"
 _ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
 """The loop's own activities: the workflow retries them itself (`Attempts`)."""
 
-_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=30),
-    maximum_attempts=5,
-)
-_SHORT = timedelta(seconds=30)
 _LONG = timedelta(minutes=5)
 
 
@@ -115,11 +107,15 @@ class TaskWorkflow:
         if start.assignment is not None and start.carried is None:
             self._brief = open_assigned(start.assignment, self._run.task, str(workflow.uuid4()))
             self._log.add_message(self._brief)
-        self._writer = LogWriter(self._log)
+        self._hooks = HookDispatcher(start.task_id, self._on_hook_abort)
+        self._writer = LogWriter(self._log, self._hooks.learn)
+        if start.assignment is None:
+            # The loop's first step is a model call: its preparation carries the log so far.
+            self._writer.hold()
+        self._preparer = Preparer(start.task_id, self._run, self._writer)
         self._closing = False
         self._cancel_requested = self._run.cancel_reason is not None
         self._driver: asyncio.Task[None] | None = None
-        self._hooks = HookDispatcher(start.task_id, self._on_hook_abort)
         self._attempts = Attempts(self._hooks)
         self._narrator = Narrator(self._run, self._log, self._hooks)
         self._milestones = Milestones(start.task_id)
@@ -177,7 +173,7 @@ class TaskWorkflow:
             await workflow.wait_condition(lambda: bool(self._run.mailbox))
         if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
             self._narrator.set_state(TaskState.TASK_STATE_WORKING)
-        await self._drain_mailbox()
+        self._take_mailbox()
         while True:
             if self._should_roll_over():
                 await self._roll_over()
@@ -193,12 +189,14 @@ class TaskWorkflow:
             response = await self._call_llm()
             if await self._stopped_over_budget():
                 return
-            if not response.tool_calls and self._delegation.unresolved:
-                # The task cannot complete before its sub-tasks: wait for news of them.
+            if not response.tool_calls and (self._delegation.unresolved or self._run.notes):
+                # The task cannot complete before its sub-tasks, nor before the model heard
+                # the news of them that came while it answered: wait for (or take) it.
                 if response.output_text:
                     self._narrator.say(response.output_text)
                 await workflow.wait_condition(lambda: bool(self._run.notes or self._run.mailbox))
-                await self._drain_mailbox()
+                self._writer.hold()
+                self._take_mailbox()
                 continue
             if not response.tool_calls:
                 self._record(read_model.state_record(self._run, workflow.now()))
@@ -211,13 +209,13 @@ class TaskWorkflow:
             if self._run.pending_question is not None:
                 await self._wait_for_reply()
             elif self._run.mailbox:
-                await self._drain_mailbox()
+                self._take_mailbox()
 
     async def _call_llm(self) -> LLMResponse:
-        """Assemble the turn (compacting first when compaction.trigger asks), call the model."""
-        assembled = await self._assemble()
+        """Prepare the turn (compacting first when compaction.trigger asks), call the model."""
+        assembled = await self._preparer.prepare(self._assemble_input())
         if assembled.compact and await self._compactor.compact(self._assemble_input()):
-            assembled = await self._assemble()
+            assembled = await self._preparer.prepare(self._assemble_input())
         request = assembled.request
         self._tools.offered = {tool.name: tool for tool in request.tools}
 
@@ -263,14 +261,6 @@ class TaskWorkflow:
             previous=self._run.usage_mark,
         )
 
-    async def _assemble(self) -> AssembledContext:
-        return await workflow.execute_local_activity_method(
-            TaskActivities.assemble_context,
-            self._assemble_input(),
-            start_to_close_timeout=_SHORT,
-            retry_policy=_RETRY,
-        )
-
     def _take_notes(self) -> None:
         """Sub-task news goes into the conversation before the next model call."""
         self._run.conversation.extend(self._run.notes)
@@ -299,6 +289,7 @@ class TaskWorkflow:
         # The assignee may take long while others' messages queue up behind their answer:
         # the wait rolls over (the next run waits on, as the same assigned task).
         await self._wait_for_reply(roll_over=True)
+        await self._preparer.take_in()
         answers = [i for i in self._run.conversation if isinstance(i, UserItem) and i.reply_to]
         self._narrator.complete(answers[0].text if answers else "")
 
@@ -328,39 +319,30 @@ class TaskWorkflow:
         )
         if not self._answered():
             await self._roll_over()
+        self._writer.hold()  # the reply's preparation carries the log so far
         self._narrator.set_state(TaskState.TASK_STATE_WORKING)
-        await self._drain_mailbox()
+        self._take_mailbox()
 
-    async def _drain_mailbox(self) -> None:
-        """Take every waiting message through intake, the answer to an open question first."""
+    def _take_mailbox(self) -> None:
+        """Queue every waiting message for the next preparation, the answer to an open
+        question first."""
         while self._run.mailbox:
             answer = self._inbox.answer_index()
             message = self._run.mailbox.pop(answer if answer is not None else 0)
             question = self._run.pending_question if answer is not None else None
-            item = await workflow.execute_local_activity_method(
-                TaskActivities.intake,
-                IntakeInput(
-                    task_id=self._start.task_id,
-                    message=message,
-                    reply_to=question.call_id if question else None,
-                ),
-                start_to_close_timeout=_SHORT,
-                retry_policy=_RETRY,
-            )
+            self._preparer.queue(message, question.call_id if question else None)
             if question is not None:
                 self._run.pending_question = None
                 self._milestones.mark(
                     Operation.HELP_REQUESTED, question.call_id, outcome="answered", detail="reply"
                 )
             self._run.principal = sender_of(message)
-            self._run.conversation.append(item)
-            self._record(read_model.inbox_audit_record(self._run, message, item, workflow.now()))
 
     # ---- events and state ------------------------------------------------------------------
 
     async def _close(self) -> TaskSnapshot:
+        await self._writer.flush(final=True)  # before the hooks: the write tells their points
         await self._hooks.settle()
-        await self._writer.flush(final=True)
         self._closing = True
         await self._quiesce()
         return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
@@ -385,8 +367,8 @@ class TaskWorkflow:
         return length > self._start.history_event_bound or info.is_continue_as_new_suggested()
 
     async def _roll_over(self) -> None:
-        await self._hooks.settle()
         await self._writer.flush()
+        await self._hooks.settle()
         await self._quiesce()
         # The whole start carries on (its assignment too), with the run so far.
         workflow.continue_as_new(self._start.model_copy(update={"carried": self._run}))

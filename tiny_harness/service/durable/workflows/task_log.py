@@ -68,6 +68,12 @@ class TaskLog:
         self._messages.append(message)
         self._run.history_length += 1
 
+    def untake(self, write: LogWrite) -> None:
+        """Put back a step that was taken and could not be written: it goes out with the
+        next one, in order."""
+        self._events[:0] = write.events
+        self._messages[:0] = write.messages
+
     def take(self, now: datetime) -> LogWrite:
         """What was recorded since the last take, with the task as it leaves it."""
         head = Task()

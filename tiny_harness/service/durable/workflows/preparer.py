@@ -1,0 +1,91 @@
+"""`Preparer`: the workflow side of `prepare_turn`, the one local activity before a model call.
+
+    mailbox ─ drain ─► queued ──┐
+    the log so far (take) ──────┼─► prepare_turn ─► items join the conversation (+ inbox audit)
+    the turn's context ─────────┘                 └► the assembled request, the hook points
+
+Workflow-side code, deterministic. Messages drained from the mailbox wait here (`queue`)
+until the next model call; then one local activity writes the log so far, takes each
+message in (request.received) and assembles the turn's context with them
+(compaction.trigger). Three steps that were three local activities cost one marker. A task
+with no model (an assigned one) takes its messages in the same way, without a context.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from a2a.types import Message
+
+    from tiny_harness.service.durable.activities.task import TaskActivities
+    from tiny_harness.service.durable.payloads import (
+        AssembledContext,
+        AssembleInput,
+        Intake,
+        PreparedTurn,
+        TaskRun,
+        TurnInput,
+    )
+    from tiny_harness.service.durable.workflows import read_model
+    from tiny_harness.service.durable.workflows.log_writer import LogWriter
+
+_TIMEOUT = timedelta(seconds=30)
+_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=5,
+)
+
+
+class Preparer:
+    """Prepares one run's model calls."""
+
+    def __init__(self, task_id: str, run: TaskRun, writer: LogWriter) -> None:
+        self._task_id = task_id
+        self._run = run
+        self._writer = writer
+        self._queued: list[Intake] = []
+
+    def queue(self, message: Message, reply_to: str | None) -> None:
+        """`message` is taken in before the next model call (`reply_to`: the question it
+        answers)."""
+        self._queued.append(Intake(message=message, reply_to=reply_to))
+
+    async def take_in(self) -> None:
+        """Take the queued messages in now, with no model call after (an assigned task)."""
+        await self._prepare(None)
+
+    async def prepare(self, context: AssembleInput) -> AssembledContext:
+        """Write the log so far, take the queued messages in, and assemble the turn's
+        context with them. Raises the `ActivityError` of a failed preparation (a hook's
+        veto of a message, say); what it was to write is written later."""
+        assembled = (await self._prepare(context)).assembled
+        if assembled is None:  # the activity assembles whenever it is given a context
+            raise ApplicationError("prepare_turn returned no context", non_retryable=True)
+        return assembled
+
+    async def _prepare(self, context: AssembleInput | None) -> PreparedTurn:
+        step = await self._writer.take()
+        messages, self._queued = tuple(self._queued), []
+        try:
+            turn = await workflow.execute_local_activity_method(
+                TaskActivities.prepare_turn,
+                TurnInput(task_id=self._task_id, step=step, messages=messages, context=context),
+                start_to_close_timeout=_TIMEOUT,
+                retry_policy=_RETRY,
+            )
+        except ActivityError:
+            self._writer.taken(step, None)
+            raise
+        self._writer.taken(step, turn.points)
+        for intake, item in zip(messages, turn.items, strict=True):
+            self._run.conversation.append(item)
+            audit = read_model.inbox_audit_record(self._run, intake.message, item, workflow.now())
+            self._writer.add(audit)
+        return turn
