@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from a2a.helpers import get_artifact_text
 from a2a.types import GetTaskRequest, TaskState
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -119,3 +120,37 @@ async def test_a_payload_under_the_threshold_stays_inline(
         storage = harness.temporal.data_converter.external_storage
         assert isinstance(storage, ExternalStorage)
         assert storage.payload_size_threshold == THRESHOLD
+
+
+ASKS_FORTY_TIMES = (
+    "turns:\n"
+    + "".join(
+        f'  - tool_calls: [{{name: ask_participant, arguments: {{question: "Part {n}?"}}}}]\n'
+        for n in range(40)
+    )
+    + '  - text: "All forty parts read."\n'
+)
+
+
+@pytest.mark.timeout(300)
+async def test_a_20_mb_conversation_over_40_turns_completes(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, ASKS_FORTY_TIMES) as harness:
+        client = await harness.client()
+        first = await collect(client.send_message(send_request("Read forty parts")))
+        task_id = first[0].task.id
+        for n in range(40):
+            request = send_request(f"part {n}: " + "y" * 500_000, task_id=task_id)
+            # A client of a long conversation asks for the newest of it, not all 20 MB again.
+            request.configuration.history_length = 1
+            reply = await collect(client.send_message(request))
+        assert states(reply)[-1] == "TASK_STATE_COMPLETED"
+
+        await _assert_completed_everywhere(harness, task_id)
+        await _assert_lean_history(harness, task_id)
+        task = await client.get_task(GetTaskRequest(id=task_id))
+    texts = [part.text for m in task.history for part in m.parts]
+    assert sum(len(t) for t in texts) > 20_000_000
+    assert texts.count("All forty parts read.") == 0  # the answer is the artifact
+    assert get_artifact_text(task.artifacts[0]) == "All forty parts read."

@@ -33,8 +33,8 @@ to catch a known one.
 
 from __future__ import annotations
 
-import functools
 import re
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -57,10 +57,11 @@ from tiny_harness.harness.security.shapes import (
 MIN_SECRET_CHARS: Final = 8
 """Shorter configured secrets are ignored: masking every "changeme" in prose helps nobody."""
 
-_MEMO_ENTRIES: Final = 4096
-_MEMO_MAX_CHARS: Final = 8192
-"""Texts up to this long are remembered (at most `_MEMO_ENTRIES` of them, least recently
-used first out): tens of MB at the very worst, and the repeated ones are short."""
+_MEMO_CHARS: Final = 16 * 1024 * 1024
+"""How many characters of text the redactor remembers, least recently used first out (a
+quarter of that at most in one text). A long message passes the redactor several times on
+its way (in every payload that carries it), and each pass over half a megabyte costs
+about 0.2 s."""
 
 _URL_QUERY_NAMES: Final = re.compile(rf"(?:{CREDENTIAL_PARAMETERS}|key|code)", re.IGNORECASE)
 """Query parameters of a URL part whose value is a credential (in a URL part, unlike in
@@ -89,7 +90,8 @@ class Redactor:
             alternatives = "|".join(re.escape(v) for v in reversed(kept))
             shapes.append(Pattern("secret", re.compile(alternatives)))
         self._shapes: tuple[Shape, ...] = (*shapes, *SHAPES)
-        self._memo = functools.lru_cache(maxsize=_MEMO_ENTRIES)(self._counted_text)
+        self._memo: OrderedDict[str, Redacted[str]] = OrderedDict()
+        self._memo_chars = 0
 
     def text(self, text: str) -> str:
         """`text` with every credential masked."""
@@ -103,9 +105,18 @@ class Redactor:
         """`text` with every credential masked, and how many were. The same text is
         masked the same way every time, so a text seen lately is answered from memory:
         payloads repeat most of their strings (a system prompt, tool schemas)."""
-        if len(text) > _MEMO_MAX_CHARS:
-            return self._counted_text(text)
-        return self._memo(text)
+        known = self._memo.get(text)
+        if known is not None:
+            self._memo.move_to_end(text)
+            return known
+        counted = self._counted_text(text)
+        if len(text) <= _MEMO_CHARS // 4:
+            self._memo[text] = counted
+            self._memo_chars += len(text)
+            while self._memo_chars > _MEMO_CHARS:
+                oldest, _ = self._memo.popitem(last=False)
+                self._memo_chars -= len(oldest)
+        return counted
 
     def _counted_text(self, text: str) -> Redacted[str]:
         lowered = text.lower()
