@@ -22,6 +22,7 @@ from a2a.types import (
 )
 from a2a.utils.errors import TaskNotFoundError
 from temporalio.client import Client
+from temporalio.service import RPCError, RPCStatusCode
 
 from tests.support import (
     RunningHarness,
@@ -69,11 +70,18 @@ def started_with_bob(text: str) -> SendMessageRequest:
 
 async def until(temporal: Client, task_id: str, state: TaskState, *, sub_tasks: int = 0) -> Task:
     """The task once its workflow reports `state` (and as many sub-tasks); fails after
-    30 s naming the state it is in."""
+    30 s naming the state it is in. A sub-task is listed on its parent a moment before its
+    workflow starts: a workflow not found yet is waited for like a state."""
     handle = temporal.get_workflow_handle(task_id)
     task = Task()
     for _ in range(600):
-        task = (await handle.query(TaskWorkflow.task)).task
+        try:
+            task = (await handle.query(TaskWorkflow.task)).task
+        except RPCError as error:
+            if error.status != RPCStatusCode.NOT_FOUND:
+                raise
+            await asyncio.sleep(0.05)
+            continue
         ext = ext_of(task)
         linked = len(ext.sub_tasks) if ext else 0
         if task.status.state == state and linked >= sub_tasks:
