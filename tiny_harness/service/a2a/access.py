@@ -23,12 +23,13 @@ from typing import Final
 
 from a2a.server.context import ServerCallContext
 from a2a.types import Message, Task
-from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
+from a2a.utils.errors import TaskNotFoundError
 
 from tiny_harness.errors import InvalidMessageError
 from tiny_harness.harness.tasks.extension import ParticipantRole, sender_of
 from tiny_harness.harness.tasks.participants import ANONYMOUS, members_of, participants_of
 from tiny_harness.service.admission import participant_id
+from tiny_harness.service.refusals import a2a_error
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ def asserted_participant(context: ServerCallContext, message: Message | None = N
     try:
         return participant_id(str(asserted))
     except InvalidMessageError as error:
-        raise InvalidParamsError(message=error.message) from error
+        raise a2a_error(error) from error
 
 
 def may_access(participant: str, task: Task) -> bool:

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from a2a.server.context import ServerCallContext
 from a2a.types import AgentCard, SendMessageRequest, TaskPushNotificationConfig
 from a2a.utils.errors import (
-    InvalidParamsError,
     PushNotificationNotSupportedError,
     UnsupportedOperationError,
 )
@@ -33,6 +32,7 @@ from tiny_harness.errors import InvalidMessageError
 from tiny_harness.harness.security import Redactor
 from tiny_harness.service.a2a.access import asserted_participant
 from tiny_harness.service.admission import AdmittedMessage, admit_message
+from tiny_harness.service.refusals import a2a_error
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def admit(
     try:
         admitted = admit_message(message, participant, redactor)
     except InvalidMessageError as error:
-        raise InvalidParamsError(message=error.message) from error
+        raise a2a_error(error) from error
     wants_push = params.configuration.HasField("task_push_notification_config")
     if wants_push and not push_offered:
         raise PushNotificationNotSupportedError

@@ -51,7 +51,6 @@ from a2a.types import (
 from a2a.utils.errors import (
     InvalidParamsError,
     TaskNotCancelableError,
-    TaskNotFoundError,
     UnsupportedOperationError,
 )
 from a2a.utils.proto_utils import validate_proto_required_fields
@@ -62,7 +61,6 @@ from tiny_harness.errors import (
     FinalTaskError,
     RoleChangeError,
     TaskRefusedError,
-    UnknownTaskError,
 )
 from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.persistence.store import TaskQuery
@@ -84,6 +82,7 @@ from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.durable.payloads import InboxReceipt, TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
 from tiny_harness.service.o11y.agent_spans import invoke_agent
+from tiny_harness.service.refusals import a2a_error
 from tiny_harness.service.replies import check_reply, send_reply
 
 logger = logging.getLogger(__name__)
@@ -167,7 +166,7 @@ class HarnessRequestHandler(RequestHandler):
             else:
                 receipt = await self._start(message, push, participant)
         except TaskRefusedError as error:
-            raise _protocol_error(error) from error
+            raise a2a_error(error) from error
         if admitted.masked:  # how many, never what
             logger.info(
                 "task %s: masked %d credential-shaped values in message %s",
@@ -218,7 +217,7 @@ class HarnessRequestHandler(RequestHandler):
         except ChannelMembershipError as error:
             raise deny(CHANNEL_OPERATION, participant, task_id) from error
         except RoleChangeError as error:
-            raise InvalidParamsError(message=error.message) from error
+            raise a2a_error(error) from error
         if push is not None:
             await self._push.register(push, task_id, cursor=snap.version, final=False)
         with invoke_agent(self._card.name, task_id, snap.task.context_id):
@@ -356,11 +355,3 @@ def _payload(event: StreamResponse) -> Event:
     if kind == "artifact_update":
         return event.artifact_update
     return event.message
-
-
-def _protocol_error(error: TaskRefusedError) -> Exception:
-    if isinstance(error, UnknownTaskError):
-        return TaskNotFoundError(message=error.message)
-    if isinstance(error, FinalTaskError):
-        return UnsupportedOperationError(message=error.message)
-    return InvalidParamsError(message=error.message)

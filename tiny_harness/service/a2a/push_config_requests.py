@@ -22,10 +22,11 @@ from a2a.utils.errors import (
     TaskNotFoundError,
 )
 
-from tiny_harness.errors import PushError, PushUrlRefusedError
+from tiny_harness.errors import PushError
 from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.service.durable.payloads import TaskSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
+from tiny_harness.service.refusals import a2a_error
 
 
 class PushConfigRequests:
@@ -58,10 +59,8 @@ class PushConfigRequests:
         bound.task_id = task_id
         try:
             return await registrations.create(bound, cursor=cursor, final=final)
-        except PushUrlRefusedError as error:
-            raise InvalidParamsError(message=f"push URL refused: {error.reason}") from error
         except PushError as error:
-            raise InvalidParamsError(message=error.message) from error
+            raise a2a_error(error) from error
 
     async def create(
         self, params: TaskPushNotificationConfig, task: TaskSnapshot

@@ -31,7 +31,6 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from tiny_harness.errors import (
     FinalTaskError,
-    InvalidMessageError,
     UnknownTaskError,
 )
 from tiny_harness.harness.models.prices import ModelPrice
@@ -41,12 +40,8 @@ from tiny_harness.harness.settings.retry import RetryPolicies
 from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.service.durable.client.endings import Endings
 from tiny_harness.service.durable.payloads import InboxReceipt, TaskSnapshot, TaskStart
-from tiny_harness.service.durable.workflows.inbox import INVALID_ENVELOPE_ERROR
-from tiny_harness.service.durable.workflows.task import (
-    EMPTY_MESSAGE_ERROR,
-    FINAL_TASK_ERROR,
-    TaskWorkflow,
-)
+from tiny_harness.service.durable.workflows.task import TaskWorkflow
+from tiny_harness.service.refusals import harness_error
 
 logger = logging.getLogger(__name__)
 
@@ -198,9 +193,5 @@ class TaskGateway:
 
 def _refusal(task_id: str, error: WorkflowUpdateFailedError) -> Exception:
     cause = error.cause
-    if isinstance(cause, ApplicationError):
-        if cause.type == FINAL_TASK_ERROR:
-            return FinalTaskError(f"task {task_id} is final and takes no more messages")
-        if cause.type in (EMPTY_MESSAGE_ERROR, INVALID_ENVELOPE_ERROR):
-            return InvalidMessageError(cause.message)
-    return error
+    refused = harness_error(cause, task_id) if isinstance(cause, ApplicationError) else None
+    return refused or error

@@ -33,14 +33,11 @@ with workflow.unsafe.imports_passed_through():
         merge_ext,
         sender_of,
     )
+    from tiny_harness.service import refusals
     from tiny_harness.service.durable.payloads import TaskRun
     from tiny_harness.service.durable.workflows import events
     from tiny_harness.service.durable.workflows.delegation import Delegation
     from tiny_harness.service.durable.workflows.task_log import TaskLog
-
-INVALID_ENVELOPE_ERROR = "InvalidEnvelope"
-"""`ApplicationError.type` of an inbox update refused because an envelope (or an A2UI
-part) in the message is invalid."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +71,7 @@ class Inbox:
                 if envelope.kind != "task":
                     self._delegation.check_news(envelope)
         except (TaskExtensionError, A2uiMessageError) as error:
-            raise ApplicationError(error.message, type=INVALID_ENVELOPE_ERROR) from None
+            raise ApplicationError(error.message, type=refusals.INVALID_ENVELOPE) from None
 
     def take(self, message: Message, *, first: bool) -> Arrival:
         """Record a checked message in the task (see the module docstring)."""

@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
         ext_part,
         sender_of,
     )
+    from tiny_harness.service import refusals
     from tiny_harness.service.durable.activities.task import (
         HOOK_ABORT_ERROR,
         TaskActivities,
@@ -71,12 +72,6 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.workflows.preparer import Preparer
     from tiny_harness.service.durable.workflows.task_log import TaskLog
     from tiny_harness.service.durable.workflows.tool_runner import ToolRunner
-
-FINAL_TASK_ERROR = "FinalTask"
-"""`ApplicationError.type` of an inbox update refused because the task is final."""
-
-EMPTY_MESSAGE_ERROR = "EmptyMessage"
-"""`ApplicationError.type` of an inbox update refused because the message has no parts."""
 
 _ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
 """The loop's own activities: the workflow retries them itself (`Attempts`)."""
@@ -414,9 +409,10 @@ class TaskWorkflow:
             # A run rolling over to continue-as-new still takes messages: they are
             # carried in the mailbox to the next run.
             state = TaskState.Name(self._run.task.status.state)
-            raise ApplicationError(f"task is final ({state})", type=FINAL_TASK_ERROR)
+            raise ApplicationError(f"task is final ({state})", type=refusals.FINAL_TASK)
         if not message.parts:
-            raise ApplicationError("a message needs at least one part", type=EMPTY_MESSAGE_ERROR)
+            message_error = "a message needs at least one part"
+            raise ApplicationError(message_error, type=refusals.EMPTY_MESSAGE)
         self._inbox.check(message)
 
     @workflow.signal
