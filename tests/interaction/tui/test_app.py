@@ -169,6 +169,9 @@ async def test_cancel_asks_first_and_only_a_yes_cancels(
         assert final_state(app) == f"TASK_STATE_{ending}"
         assert app.timeline is not None
         if ending == "CANCELED":
+            # The cancel's answer and the stream's status event reach the app apart: the
+            # reason comes with the event.
+            await until(pilot, lambda: bool(texts(app, "final")), "the reason")
             assert texts(app, "final") == ["Task canceled: canceled by request"]
             assert [s.status for s in app.timeline.steps()] == ["failed"]
         else:
