@@ -96,6 +96,29 @@ def test_a_resubscribe_replays_the_task_and_adds_nothing_twice() -> None:
     assert len(ids) == len(set(ids)) == 4
 
 
+def test_a_final_task_read_before_its_event_shows_its_last_word_as_final() -> None:
+    task = a_task()
+    timeline = Timeline()
+    timeline.apply(StreamResponse(task=task))
+    timeline.apply(say(task, "a-1", "Working on it."))
+    # A cancel's answer (the task as it ended) can arrive before the stream's event: the
+    # reason, which is in the task's history as well as its status, is still its last word.
+    ended = Task()
+    ended.CopyFrom(task)
+    canceled = TaskState.TASK_STATE_CANCELED
+    for event in (say(task, "a-1", "Working on it."), say(task, "a-2", "Canceled.", canceled)):
+        apply_event(ended, event)
+    timeline.apply(StreamResponse(task=ended))
+    timeline.apply(say(task, "a-2", "Canceled.", canceled))  # the event, late: nothing new
+
+    kinds = [(e.kind, e.parts[0].text) for e in timeline.entries]
+    assert kinds == [
+        ("user", "Paint the fence"),
+        ("agent", "Working on it."),
+        ("final", "Canceled."),
+    ]
+
+
 def test_a_message_this_client_sent_is_not_shown_again_when_echoed() -> None:
     timeline = Timeline()
     sent = Message(message_id="u-1", role=Role.ROLE_USER, parts=[Part(text="Paint the fence")])

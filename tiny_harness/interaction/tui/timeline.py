@@ -208,8 +208,13 @@ class Timeline:
     def _task(self, task: Task, draft: _Draft) -> None:
         self._ids(task.id, task.context_id)
         self._set_state(task.status.state, draft)
+        status_id = task.status.message.message_id if task.status.HasField("message") else None
         for message in task.history:
-            self._message(message, TaskState.TASK_STATE_UNSPECIFIED, draft)
+            # The status message is in the history too: drawn as what it is (the question,
+            # the final word), whichever comes first, the task or the stream's event.
+            mid = message.message_id
+            state = task.status.state if mid == status_id else TaskState.TASK_STATE_UNSPECIFIED
+            self._message(message, state, draft)
         if task.status.HasField("message"):
             self._message(task.status.message, task.status.state, draft)
         for artifact in task.artifacts:

@@ -104,6 +104,28 @@ describe("applyEvent", () => {
     expect(view.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it("shows a final task's last word as final when the task comes before its event", () => {
+    const reason = agentMessage("m2", [{ text: "Task canceled: canceled by request" }]);
+    const progress = agentMessage("m1", [{ text: "Working on it." }]);
+    // A cancel's answer (the task as it ended, its status message in its history too) can
+    // reach the page before the stream's event, which then adds nothing.
+    const ended = event({
+      task: {
+        id: TASK,
+        contextId: CONTEXT,
+        status: { state: "TASK_STATE_CANCELED", message: reason },
+        history: [userMessage("u1", "take your time"), progress, reason],
+      },
+    });
+    const view = fold(
+      task("TASK_STATE_SUBMITTED", [userMessage("u1", "take your time")]),
+      status("TASK_STATE_WORKING", progress),
+      ended,
+      status("TASK_STATE_CANCELED", reason),
+    );
+    expect(view.entries.map((e) => e.kind)).toEqual(["user", "agent", "final"]);
+  });
+
   it("changes the state on a status update that carries no message, adding nothing", () => {
     const view = fold(status("TASK_STATE_SUBMITTED"), status("TASK_STATE_WORKING"));
     expect(view.state).toBe(TaskState.TASK_STATE_WORKING);

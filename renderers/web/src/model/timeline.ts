@@ -209,7 +209,13 @@ function foldTask(draft: Draft, task: Task): void {
   ids(draft, task.id, task.contextId);
   const state = task.status?.state ?? draft.state;
   draft.state = state;
-  for (const message of task.history) foldMessage(draft, message, TaskState.TASK_STATE_UNSPECIFIED);
+  // The status message is in the history too: drawn as what it is (a question, the final
+  // word) whichever comes first, the task (a cancel's answer, say) or the stream's event.
+  const statusId = task.status?.message?.messageId;
+  for (const message of task.history) {
+    const shownAs = message.messageId === statusId ? state : TaskState.TASK_STATE_UNSPECIFIED;
+    foldMessage(draft, message, shownAs);
+  }
   if (task.status?.message) foldMessage(draft, task.status.message, state);
   for (const artifact of task.artifacts) foldArtifact(draft, artifact, false, isFinal(state));
   foldExtension(draft, (task.metadata)?.[TASK_EXT_KEY]);
