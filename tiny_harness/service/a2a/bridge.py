@@ -72,7 +72,10 @@ async def _logged(
                 return
         if batch:
             continue
-        if record is None or (record.task.status.state in FINAL and record.version <= cursor):
+        # A task the store has not seen yet is waited for like a quiet one: a push config
+        # given with a task's first message has its courier reading before the task's first
+        # step is written (and is deleted, ending the courier, if the task never starts).
+        if record is not None and record.task.status.state in FINAL and record.version <= cursor:
             return
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(WAIT_SECONDS):

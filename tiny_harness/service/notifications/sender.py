@@ -32,7 +32,6 @@ import httpx
 from a2a.types import StreamResponse, TaskPushNotificationConfig
 from google.protobuf import json_format
 from temporalio import activity
-from temporalio.service import RPCError, RPCStatusCode
 
 from tiny_harness.errors import PushKeyError, PushUrlRefusedError
 from tiny_harness.harness.persistence.push_config_store import PushConfigStore
@@ -207,12 +206,9 @@ class _Slice:
                     await self._deliver(logged.event)
                 self._cursor = logged.seq + 1
         except _ConfigGoneError:
+            # Also how a courier ends whose task never started: the SendMessage that
+            # registered it was refused, and its config deleted (its courier cancelled).
             logger.info("push config %s of task %s is gone", self._given.config_id, task_id)
-        except RPCError as error:
-            if error.status != RPCStatusCode.NOT_FOUND:
-                raise
-            # The task never started (its SendMessage was refused after registering).
-            logger.warning("push config %s: no task %s to deliver", self._given.config_id, task_id)
         self._finished = True
 
     async def _deliver(self, event: StreamResponse) -> None:
