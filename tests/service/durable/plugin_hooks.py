@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from a2a.types import Message
+
+from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE
 from tiny_harness.harness.hooks import (
     AbortReason,
     ActivityFailedPre,
@@ -12,6 +15,7 @@ from tiny_harness.harness.hooks import (
     HookContext,
     HookPoint,
     PersistenceWriteIn,
+    RequestReceivedPre,
     ToolInvokedPre,
 )
 
@@ -89,3 +93,26 @@ class RetryObserver:
 
 flaky_first_attempt = FlakyFirstAttempt()
 retry_observer = RetryObserver()
+
+
+class RewriteActionContext:
+    """Rewrites the context of every A2UI action in an inbound message to {"size": "L"},
+    as a policy hook that normalises what users send would."""
+
+    name = "rewrite-action-context"
+    priority = 100
+    points = frozenset({HookPoint.parse("request.received.pre")})
+
+    async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
+        if not isinstance(ctx, RequestReceivedPre):
+            return None
+        message = Message()
+        message.CopyFrom(ctx.message)
+        for part in message.parts:
+            body = part.data.struct_value
+            if part.media_type == A2UI_MEDIA_TYPE and "action" in body:
+                body.fields["action"].struct_value["context"] = {"size": "L"}
+        return ctx.model_copy(update={"message": message})
+
+
+rewrite_action_context = RewriteActionContext()

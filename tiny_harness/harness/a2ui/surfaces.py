@@ -9,6 +9,8 @@ discarded, so nobody can forge an action on a control the agent never offered
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from a2a.types import Message
 
 from tiny_harness.errors import A2uiMessageError
@@ -41,10 +43,14 @@ def knows(surfaces: Surfaces, action: Action) -> bool:
     return action.sourceComponentId in surfaces.get(action.surfaceId, ())
 
 
-def without_forged(message: Message, surfaces: Surfaces) -> tuple[Message | None, list[Action]]:
+def without_forged(
+    message: Message, surfaces: Surfaces, actions: Sequence[tuple[int, Action]] | None = None
+) -> tuple[Message | None, list[Action]]:
     """`message` without the actions `surfaces` does not know (None when nothing else was
-    in it), and those actions. `message` must hold valid A2UI parts (`actions_in`)."""
-    forged = [(i, a) for i, a in actions_in(message) if not knows(surfaces, a)]
+    in it), and those actions. `actions` are the message's (`actions_in`), when the caller
+    parsed them already; `message` must hold valid A2UI parts."""
+    found = actions_in(message) if actions is None else actions
+    forged = [(i, a) for i, a in found if not knows(surfaces, a)]
     if not forged:
         return message, []
     dropped = {i for i, _ in forged}

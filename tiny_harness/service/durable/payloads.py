@@ -161,6 +161,9 @@ class Intake(BaseModel, frozen=True):
 
     message: ProtoJson[Message]
     reply_to: str | None = None
+    action_lines: tuple[str, ...] | None = None
+    """The model's lines for the message's A2UI actions, as the workflow parsed them when
+    it took the message (None: parse them at intake, for a message an earlier run took)."""
 
 
 class AssembleInput(BaseModel, frozen=True):

@@ -174,9 +174,10 @@ class TaskActivities:
             message.message_id,
             len(message.parts),
         )
-        text = "\n".join(
-            [get_message_text(message), *(render_action(a) for _, a in actions_in(message))]
-        ).strip()
+        lines = intake.action_lines
+        if lines is None or message != intake.message:  # a hook may have rewritten it
+            lines = tuple(render_action(a) for _, a in actions_in(message))
+        text = "\n".join([get_message_text(message), *lines]).strip()
         return UserItem(message_id=message.message_id, text=text, reply_to=intake.reply_to)
 
     async def _assemble(self, data: AssembleInput) -> AssembledContext:

@@ -52,10 +52,12 @@ class Preparer:
         self._writer = writer
         self._queued: list[Intake] = []
 
-    def queue(self, message: Message, reply_to: str | None) -> None:
+    def queue(
+        self, message: Message, reply_to: str | None, action_lines: tuple[str, ...] | None
+    ) -> None:
         """`message` is taken in before the next model call (`reply_to`: the question it
-        answers)."""
-        self._queued.append(Intake(message=message, reply_to=reply_to))
+        answers; `action_lines`: its A2UI actions as the inbox rendered them, if it did)."""
+        self._queued.append(Intake(message=message, reply_to=reply_to, action_lines=action_lines))
 
     async def take_in(self) -> None:
         """Take the queued messages in now, with no model call after (an assigned task)."""

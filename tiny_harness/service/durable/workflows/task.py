@@ -325,7 +325,8 @@ class TaskWorkflow:
             answer = self._inbox.answer_index()
             message = self._run.mailbox.pop(answer if answer is not None else 0)
             question = self._run.pending_question if answer is not None else None
-            self._preparer.queue(message, question.call_id if question else None)
+            reply_to = question.call_id if question else None
+            self._preparer.queue(message, reply_to, self._inbox.lines_for(message))
             if question is not None:
                 self._run.pending_question = None
                 self._milestones.mark(
@@ -379,6 +380,7 @@ class TaskWorkflow:
         that is the task going WORKING, so a streaming sender reads it from the store.
         """
         if message.message_id in self._run.seen_message_ids:
+            self._inbox.forget(message)
             return InboxReceipt(task=self._head(), cursor=self._run.next_seq, duplicate=True)
         self._run.seen_message_ids.append(message.message_id)
         self._writer.start()
