@@ -215,6 +215,7 @@ async def running_harness(
     channel: A2AChannel | None = None,
     counters: Counters | None = None,
     large_payload_bytes: int = TemporalConfig().large_payload_bytes,
+    max_cached_workflows: int = TemporalConfig().max_cached_workflows,
 ) -> AsyncIterator[RunningHarness]:
     """With `heartbeat`, the worker also runs the heartbeat and `/_monitor` reads the
     schedule `heartbeat.schedule_id` (which the test creates and deletes). Clients' push
@@ -277,6 +278,7 @@ async def running_harness(
                 heartbeat=beats,
                 push_base_url=url,
                 push=outbound.activities,
+                max_cached_workflows=max_cached_workflows,
             )
             http = await stack.enter_async_context(httpx.AsyncClient(timeout=30))
             await stack.enter_async_context(worker)

@@ -272,6 +272,7 @@ def test_bad_override_names_the_dotted_key() -> None:
         ("TINY_HARNESS_SERVER__PORT", "65536"),
         ("TINY_HARNESS_TEMPORAL__EMBEDDED_PORT", "-1"),
         ("TINY_HARNESS_TEMPORAL__UI_PORT", "100000"),
+        ("TINY_HARNESS_TEMPORAL__MAX_CACHED_WORKFLOWS", "-1"),
         ("TINY_HARNESS_SERVER__PUBLIC_URL", "not a url"),
         ("TINY_HARNESS_MODEL__PROVIDER", "gpt"),
         ("TINY_HARNESS_LOG_LEVEL", "TRACE"),

@@ -63,6 +63,13 @@ class ServeProcess:
                 await asyncio.sleep(0.1)
         raise RuntimeError("serve did not come up:\n" + "\n".join(self.lines))
 
+    @property
+    def pid(self) -> int:
+        """The child's process id (once started)."""
+        if self._proc is None:
+            raise RuntimeError(f"{self.command} is not started")
+        return self._proc.pid
+
     async def kill(self) -> None:
         """SIGKILL: the process gets no chance to clean up, as when a machine dies."""
         if self._proc is None or self._proc.returncode is not None:

@@ -31,6 +31,9 @@ class TemporalConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_error
     large_payload_bytes: Annotated[int, Field(ge=1024, le=512 * 1024)] = 128 * 1024
     """Payloads of this many bytes or more are kept in the store, and Temporal carries a
     reference to them (at least 1 KiB; at most 512 KiB, where Temporal starts to warn)."""
+    max_cached_workflows: Annotated[int, Field(ge=0)] = 500
+    """Runs a worker keeps in memory between their workflow tasks; past it the least recently
+    used is evicted and replayed from its history when it next has work (0: none kept)."""
 
 
 class ServerConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):

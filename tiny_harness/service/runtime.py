@@ -134,6 +134,7 @@ async def run_worker(settings: Settings) -> None:
             heartbeat=_heartbeat_activities(settings, connection, harness),
             push_base_url=_push_base(settings),
             push=outbound.activities,
+            max_cached_workflows=settings.temporal.max_cached_workflows,
         )
         logger.info("worker: task queue %s", settings.temporal.task_queue)
         await worker.run()
@@ -307,6 +308,7 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
         heartbeat=_heartbeat_activities(settings, connection, harness),
         push_base_url=base,
         push=outbound.activities,
+        max_cached_workflows=settings.temporal.max_cached_workflows,
     )
     await stack.enter_async_context(worker)
     logger.info("worker: task queue %s", task_queue)

@@ -34,11 +34,13 @@ def build_worker(
     heartbeat: HeartbeatActivities | None = None,
     push_base_url: str | None = None,
     push: PushActivities | None = None,
+    max_cached_workflows: int = 1000,
 ) -> Worker:
     """A worker for `task_queue` running `TaskWorkflow` with `activities` and the
     stand-ins of delegated sub-tasks (`push_base_url`: where remote agents push to; None
     means stand-ins follow instead); with `heartbeat` given, `HeartbeatWorkflow` with
-    those activities too; with `push` given, the couriers that push to our clients."""
+    those activities too; with `push` given, the couriers that push to our clients.
+    `max_cached_workflows` bounds the runs kept in memory between their workflow tasks."""
     workflows: list[type] = [TaskWorkflow, RemoteTaskWorkflow]
     bodies: list[Callable[..., Awaitable[object]]] = [
         *activities.all(),
@@ -56,6 +58,7 @@ def build_worker(
         workflows=workflows,
         activities=bodies,
         workflow_runner=workflow_runner(),
+        max_cached_workflows=max_cached_workflows,
     )
 
 
