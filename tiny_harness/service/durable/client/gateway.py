@@ -10,13 +10,22 @@ is the store's too, which the gateway hands out (`store`): a listing, the owner 
 context, and the record of a channel post kept before its task takes it. Temporal failures
 come back as the harness's own errors (`UnknownTaskError`, `FinalTaskError`,
 `InvalidMessageError`), never as raw RPC errors, so the A2A layer maps them in one place.
+
+A message is delivered whatever the workers are doing: while none takes it (all of them
+restarting, say), Temporal's update call runs out of time with the message admitted but not
+yet taken, and the gateway asks again under the same update id (one per delivery, not the
+message's id: a sender who sends a message twice is told the second is a duplicate), so
+Temporal joins the call to the one under way instead of delivering the message twice. It
+asks for as long as the sender waits, logging each time it has to.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import timedelta
 
 from a2a.types import Message
 from temporalio.client import (
@@ -24,6 +33,7 @@ from temporalio.client import (
     WithStartWorkflowOperation,
     WorkflowHandle,
     WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
@@ -66,9 +76,11 @@ class TaskGateway:
         max_task_tokens: int | None = None,
         prices: Mapping[str, ModelPrice] | None = None,
         redactor: Redactor | None = None,
+        update_rpc_timeout: timedelta | None = None,
     ) -> None:
         """`redactor` masks what the gateway stores itself (the end of a task whose workflow
-        ended outside the loop)."""
+        ended outside the loop); `update_rpc_timeout` bounds each try at delivering a
+        message (None: the Temporal client's own deadline)."""
         self._client = client
         self._endings = Endings(client, store, redactor)
         self._task_queue = task_queue
@@ -78,6 +90,7 @@ class TaskGateway:
         self._max_model_calls = max_model_calls
         self._max_task_tokens = max_task_tokens
         self._prices = dict(prices or {})
+        self._update_rpc_timeout = update_rpc_timeout
 
     @property
     def store(self) -> Store:
@@ -87,33 +100,49 @@ class TaskGateway:
 
     async def start(self, task_id: str, context_id: str, message: Message) -> InboxReceipt:
         """Start a new task's workflow with `message` in its inbox, in one call."""
-        operation = WithStartWorkflowOperation(
-            TaskWorkflow.run,
-            TaskStart(
-                task_id=task_id,
-                context_id=context_id,
-                history_event_bound=self._history_event_bound,
-                retries=self._retries,
-                max_model_calls=self._max_model_calls,
-                max_task_tokens=self._max_task_tokens,
-                prices=self._prices,
-            ),
-            id=task_id,
-            task_queue=self._task_queue,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        start = TaskStart(
+            task_id=task_id,
+            context_id=context_id,
+            history_event_bound=self._history_event_bound,
+            retries=self._retries,
+            max_model_calls=self._max_model_calls,
+            max_task_tokens=self._max_task_tokens,
+            prices=self._prices,
         )
-        try:
-            return await self._client.execute_update_with_start_workflow(
-                TaskWorkflow.inbox, message, start_workflow_operation=operation
+
+        def deliver(update_id: str) -> Awaitable[InboxReceipt]:
+            # An operation is used once: each try starts (or finds) the workflow anew.
+            operation = WithStartWorkflowOperation(
+                TaskWorkflow.run,
+                start,
+                id=task_id,
+                task_queue=self._task_queue,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             )
+            return self._client.execute_update_with_start_workflow(
+                TaskWorkflow.inbox,
+                message,
+                start_workflow_operation=operation,
+                id=update_id,
+                rpc_timeout=self._update_rpc_timeout,
+            )
+
+        try:
+            return await self._until_taken(task_id, message, deliver)
         except WorkflowUpdateFailedError as error:
             raise _refusal(task_id, error) from error
 
     async def send(self, task_id: str, message: Message) -> InboxReceipt:
         """Deliver `message` to an existing task; never starts a workflow."""
+
+        def deliver(update_id: str) -> Awaitable[InboxReceipt]:
+            return self._handle(task_id).execute_update(
+                TaskWorkflow.inbox, message, id=update_id, rpc_timeout=self._update_rpc_timeout
+            )
+
         try:
-            return await self._handle(task_id).execute_update(TaskWorkflow.inbox, message)
+            return await self._until_taken(task_id, message, deliver)
         except WorkflowUpdateFailedError as error:
             raise _refusal(task_id, error) from error
         except RPCError as error:
@@ -124,6 +153,31 @@ class TaskGateway:
                     f"task {task_id} is final and takes no more messages"
                 ) from error
             raise UnknownTaskError(f"no task {task_id}") from error
+
+    async def _until_taken(
+        self,
+        task_id: str,
+        message: Message,
+        deliver: Callable[[str], Awaitable[InboxReceipt]],
+    ) -> InboxReceipt:
+        """`deliver(update_id)` until the workflow answers: a call that ran out of time
+        is made again under the same id, which Temporal joins to the one under way."""
+        update_id = f"inbox:{message.message_id}:{uuid.uuid4()}"
+        tries = 0
+        while True:
+            try:
+                return await deliver(update_id)
+            except WorkflowUpdateRPCTimeoutOrCancelledError as error:
+                if isinstance(error.__cause__, asyncio.CancelledError):
+                    raise error.__cause__ from None  # the sender went away: so do we
+                tries += 1
+                logger.warning(
+                    "task %s: message %s is not taken yet (no worker answered in time, "
+                    "try %d); asking again",
+                    task_id,
+                    message.message_id,
+                    tries,
+                )
 
     async def snapshot(
         self, task_id: str, *, history_length: int | None = None
