@@ -57,8 +57,16 @@ def is_admin(participant: str, task: Task) -> bool:
 
 
 def set_role(task: Task, participant_id: str, role: ParticipantRole, *, by: str) -> None:
-    """Give `participant_id` the `role` on `task` (adding them as a person if they are not
-    a participant yet), at the request of participant `by`.
+    """Give `participant_id` the `role` on `task` (see `with_role`)."""
+    with_ext(task, with_role(task, participant_id, role, by=by))
+
+
+def with_role(
+    task: Task, participant_id: str, role: ParticipantRole, *, by: str
+) -> TaskExtensionData:
+    """The task's extension data with `participant_id` given the `role` (added as a person
+    if they are not a participant yet), at the request of participant `by`; the task is
+    left as it is.
 
     Raises `RoleChangeError` when `by` is not an admin of the task, or when the change
     would leave the task with no admin.
@@ -77,4 +85,4 @@ def set_role(task: Task, participant_id: str, role: ParticipantRole, *, by: str)
         people[index] = people[index].model_copy(update={"role": role})
     if not any(p.role == ParticipantRole.ADMIN for p in people):
         raise RoleChangeError(f"{participant_id} is the task's last admin; name another first")
-    with_ext(task, current.model_copy(update={"participants": tuple(people)}))
+    return current.model_copy(update={"participants": tuple(people)})

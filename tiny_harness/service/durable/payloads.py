@@ -74,44 +74,52 @@ class SubtaskRow(BaseModel, frozen=True):
     """What the sub-task used, once it reported it (only a sub-task on this harness does)."""
 
 
-class TaskRun(BaseModel):
-    """Everything a task workflow knows; carried whole across continue-as-new.
-
-    The task's log and history are the store's: the run keeps the task without its
-    history (`task`), and how long its log and history are."""
+class LogState(BaseModel):
+    """The task as its log describes it, and how far the log and history go: `TaskLog`'s
+    alone (the task changes only through it). The log and the history are the store's."""
 
     task: ProtoJson[Task]
     log_length: int = Field(default=0, ge=0)
     """Events recorded so far: the sequence number of the next one, gap-free across runs."""
     history_length: int = Field(default=0, ge=0)
     """Messages in the task's history so far."""
-    conversation: list[InputItem] = Field(default_factory=list)
+
+
+class LoopState(BaseModel, frozen=True):
+    """What the loop knows besides the task: the workflow's, which replaces it whole with
+    each change (`model_copy`); its helpers read it and return what changed."""
+
+    conversation: tuple[InputItem, ...] = ()
     plan: Plan | None = None
-    mailbox: list[ProtoJson[Message]] = Field(default_factory=list)
-    seen_message_ids: list[str] = Field(default_factory=list)
-    pending_question: PendingQuestion | None = None
-    cancel_reason: str | None = None
-    loaded_skills: list[LoadedSkill] = Field(default_factory=list)
-    usage_mark: UsageMark | None = None
-    llm_calls: int = 0
-    compactions: list[CompactionRecord] = Field(default_factory=list)
     plan_revision: int = 0
     """How many times the plan changed: the version of the store's plan record."""
-    subtasks: list[SubtaskRow] = Field(default_factory=list)
-    notes: list[UserItem] = Field(default_factory=list)
+    mailbox: tuple[ProtoJson[Message], ...] = ()
+    seen_message_ids: tuple[str, ...] = ()
+    pending_question: PendingQuestion | None = None
+    cancel_reason: str | None = None
+    loaded_skills: tuple[LoadedSkill, ...] = ()
+    usage_mark: UsageMark | None = None
+    llm_calls: int = 0
+    compactions: tuple[CompactionRecord, ...] = ()
+    subtasks: tuple[SubtaskRow, ...] = ()
+    notes: tuple[UserItem, ...] = ()
     """What the model is to be told before its next call (sub-task news)."""
     surfaces: dict[str, list[str]] = Field(default_factory=dict)
-    """The A2UI surfaces the task drew, with their components' ids (`a2ui.surfaces`)."""
+    """The A2UI surfaces the task drew, with their components' ids (`a2ui.surfaces`);
+    replaced whole, never changed in place."""
     principal: str = ""
     """The sender of the newest message taken in: whose request the model acts on, and
     whose role decides a role change it asks for ("" for anonymous)."""
     usage: TaskUsage = TaskUsage()
     """The task's calls, tokens and cost so far, its sub-tasks' apart."""
 
-    @property
-    def next_seq(self) -> int:
-        """The sequence number the next recorded event gets."""
-        return self.log_length
+
+class TaskRun(BaseModel, frozen=True):
+    """What a task workflow carries across continue-as-new: its log's state and its
+    loop's, each from its one owner."""
+
+    log: LogState
+    loop: LoopState = LoopState()
 
 
 class TaskStart(BaseModel, frozen=True):

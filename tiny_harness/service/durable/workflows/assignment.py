@@ -20,10 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Message, Task
 
     from tiny_harness.harness.agents.turns import RemoteTurn
-    from tiny_harness.harness.tasks.extension import (
-        TaskRef,
-        with_ext,
-    )
+    from tiny_harness.harness.tasks.extension import TaskExtensionData, TaskRef
     from tiny_harness.service.durable.payloads import PendingQuestion
     from tiny_harness.service.durable.remote_payloads import Assignment, SubtaskUpdate
     from tiny_harness.service.durable.workflows import events
@@ -32,18 +29,20 @@ ASSIGNMENT_CALL: Final = "assignment"
 """The call id of the open question an assigned task waits on: the work itself."""
 
 
-def open_assigned(assignment: Assignment, task: Task, message_id: str) -> Message:
-    """Write the brief into the new task's extension data; its first message."""
-    brief = assignment.brief
-    ext = brief.extension().model_copy(
+def assigned_ext(assignment: Assignment) -> TaskExtensionData:
+    """The new task's extension data: the brief, its participants, its parent."""
+    return assignment.brief.extension().model_copy(
         update={
             "participants": assignment.participants,
             "parent_tasks": (TaskRef(task_id=assignment.parent_id),),
             "lifecycle": "delegated",
         }
     )
-    with_ext(task, ext)
-    return events.agent_message(task, message_id, brief.text())
+
+
+def brief_message(assignment: Assignment, task: Task, message_id: str) -> Message:
+    """The new task's first message: the brief, said by the agent."""
+    return events.agent_message(task, message_id, assignment.brief.text())
 
 
 def the_work(assignment: Assignment) -> PendingQuestion:

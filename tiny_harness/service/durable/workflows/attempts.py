@@ -16,6 +16,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, CancelledErro
 
 with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.settings.retry import RetryPolicySpec
+    from tiny_harness.service.durable.activities.task import HOOK_ABORT_ERROR
     from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
 
 
@@ -66,3 +67,13 @@ def _describe(error: ActivityError) -> str:
     if isinstance(cause, ApplicationError):
         return f"{cause.type}: {cause.message}"
     return str(cause or error)
+
+
+def failure_text(error: ActivityError) -> str:
+    """What the task's readers are told of an activity that failed after its retries."""
+    cause = error.cause
+    if isinstance(cause, ApplicationError):
+        if cause.type == HOOK_ABORT_ERROR:
+            return f"Refused by a hook: {cause.message}"
+        return f"An activity failed after its retries: {cause.type}: {cause.message}"
+    return f"An activity failed after its retries: {cause or error}"

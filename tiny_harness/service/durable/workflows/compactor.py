@@ -1,16 +1,17 @@
 """`Compactor`: the workflow side of compaction, between assembling a turn and calling the model.
 
-Workflow-side code, deterministic. When `assemble_context` reports that compaction.trigger
-fired, the compactor runs the `compact` activity under the workflow's retry policy and, if
-it folded anything, swaps the conversation for the compacted one, keeps the record on the
-task and queues it for the store. A compaction that fails after its retries, or that the
-keep policy declines, leaves the conversation as it was: the turn goes on uncompacted and
-nothing is lost. A hook's veto is not such a failure: it fails the task like any veto.
+Workflow-side code, deterministic. When `prepare_turn` reports that compaction.trigger
+fired, the compactor runs the `compact` activity under the workflow's retry policy and
+returns what it folded, which the workflow applies (the compacted conversation, the record
+kept on the task and written to the store). A compaction that fails after its retries, or
+that the keep policy declines, returns nothing: the turn goes on uncompacted and nothing is
+lost. A hook's veto is not such a failure: it fails the task like any veto.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from datetime import timedelta
 
 from temporalio import workflow
@@ -18,33 +19,38 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from tiny_harness.harness.context.compaction import CompactionRecord
+    from tiny_harness.harness.models.llm import InputItem
     from tiny_harness.service.durable.activities.task import HOOK_ABORT_ERROR, TaskActivities
     from tiny_harness.service.durable.payloads import (
         AssembleInput,
         CompactInput,
         CompactOutcome,
-        TaskRun,
         TaskStart,
     )
     from tiny_harness.service.durable.workflows.attempts import Attempts
-    from tiny_harness.service.durable.workflows.log_writer import LogWriter
 
 _TIMEOUT = timedelta(minutes=5)
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """What a compaction folded: the conversation from now on, and its record."""
+
+    conversation: tuple[InputItem, ...]
+    record: CompactionRecord
 
 
 class Compactor:
     """Compacts one run's conversation on request."""
 
-    def __init__(
-        self, start: TaskStart, run: TaskRun, attempts: Attempts, writer: LogWriter
-    ) -> None:
+    def __init__(self, start: TaskStart, attempts: Attempts) -> None:
         self._start = start
-        self._run = run
         self._attempts = attempts
-        self._writer = writer
 
-    async def compact(self, context: AssembleInput) -> bool:
-        """Compact the conversation `context` was assembled from; True if it changed."""
+    async def compact(self, context: AssembleInput) -> Compacted | None:
+        """Compact the conversation `context` was assembled from: what was folded, or
+        None when nothing was."""
 
         def attempt_once(attempt: int) -> Awaitable[CompactOutcome]:
             return workflow.execute_activity_method(
@@ -67,14 +73,10 @@ class Compactor:
                 self._start.task_id,
                 cause or error,
             )
-            return False
+            return None
         if outcome.record is None:
             workflow.logger.info(
                 "task %s: nothing compacted (%s)", self._start.task_id, outcome.skipped
             )
-            return False
-        self._run.conversation = list(outcome.conversation)
-        self._run.compactions.append(outcome.record)
-        self._run.usage_mark = None
-        self._writer.add(outcome.record)
-        return True
+            return None
+        return Compacted(conversation=outcome.conversation, record=outcome.record)

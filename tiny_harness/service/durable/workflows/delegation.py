@@ -9,18 +9,24 @@ reports updates the sub-task's row; the model is told only of an ending or of a 
 question (INPUT_REQUIRED / AUTH_REQUIRED), never of WORKING, through a note the loop adds
 to the conversation before the next model call. The task cannot complete while a row is
 unresolved: the loop waits for the next note instead.
+
+The rows and notes are the workflow's (its `LoopState`): the delegation reads them and
+returns what changed (`SubtaskChange`), or hands a new row to the workflow (`Listing`)
+before it starts the sub-task, so the sub-task's first report finds it listed.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from a2a.types import TaskState
+    from a2a.types import Task, TaskState
 
     from tiny_harness.errors import TaskExtensionError
     from tiny_harness.harness.agents.turns import RemoteTurn
@@ -32,15 +38,13 @@ with workflow.unsafe.imports_passed_through():
         StatusUpdateEnvelope,
         TaskEnvelope,
         TaskRef,
-        link_sub_task,
-        note_sub_task_state,
     )
     from tiny_harness.harness.tasks.participants import not_on_task, participants_of
     from tiny_harness.harness.tasks.states import FINAL, PAUSED
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
     from tiny_harness.service.durable.payloads import (
+        LoopState,
         SubtaskRow,
-        TaskRun,
         TaskSnapshot,
         TaskStart,
     )
@@ -58,37 +62,59 @@ _TOLD = FINAL | PAUSED
 """States the parent's model hears about."""
 
 
+type Listing = Callable[[SubtaskRow, TaskRef | None], None]
+"""The workflow's: list a new sub-task's row, and the task's reference to it if any."""
+
+
+@dataclass(frozen=True)
+class SubtaskChange:
+    """What a stand-in's report changed: the loop's state with the row (and a note for the
+    model, if it is news), the reference the task now lists for a remote task whose id the
+    report first told, and the state to note on the task's reference to it (`listed`, the
+    id it is listed under; "" for none)."""
+
+    loop: LoopState
+    link: TaskRef | None
+    listed: str
+    state_name: str
+    line: str
+    """What the task's readers are told when the listed state changes."""
+
+
+def unresolved(loop: LoopState) -> list[SubtaskRow]:
+    """Sub-tasks not in a final state (parked ones included)."""
+    return [row for row in loop.subtasks if row.state not in FINAL]
+
+
 class Delegation:
     """The sub-tasks of one task run."""
 
-    def __init__(self, start: TaskStart, run: TaskRun, milestones: Milestones) -> None:
+    def __init__(self, start: TaskStart, milestones: Milestones) -> None:
         self._start = start
-        self._run = run
         self._milestones = milestones
 
-    @property
-    def unresolved(self) -> list[SubtaskRow]:
-        """Sub-tasks not in a final state (parked ones included)."""
-        return [row for row in self._run.subtasks if row.state not in FINAL]
-
-    async def apply(self, command: WorkflowCommand) -> ToolResult:
-        """Start or answer a sub-task; the result the model reads."""
+    async def apply(
+        self, command: WorkflowCommand, loop: LoopState, task: Task, listing: Listing
+    ) -> ToolResult:
+        """Start or answer a sub-task; the result the model reads. A started sub-task's
+        row goes to `listing` before it starts."""
         if command.kind == "spawn_subtask":
-            return await self._spawn(command)
+            return await self._spawn(command, loop, listing)
         if command.kind == "create_participant_task":
-            return await self._assign(command)
-        return await self._reply(command)
+            return await self._assign(command, loop, task, listing)
+        return await self._reply(command, loop)
 
-    async def _assign(self, command: WorkflowCommand) -> ToolResult:
+    async def _assign(
+        self, command: WorkflowCommand, loop: LoopState, task: Task, listing: Listing
+    ) -> ToolResult:
         """Start a task of this harness assigned to a participant of this task."""
-        task = self._run.task
         assignee = str(command.payload["participant_id"])
         people = participants_of(task)
         refusal = not_on_task(assignee, {p.id for p in people})
         if refusal is not None:
             return error_result(command, refusal)
         brief = SubtaskBrief.of(command.payload)
-        subtask_id = f"sub-{len(self._run.subtasks) + 1}"
+        subtask_id = f"sub-{len(loop.subtasks) + 1}"
         task_id = str(workflow.uuid4())
         admins = tuple(p for p in people if p.role == ParticipantRole.ADMIN and p.id != assignee)
         worker = next(p for p in people if p.id == assignee)
@@ -108,9 +134,8 @@ class Delegation:
         row = SubtaskRow(
             id=subtask_id, local_id=task_id, agent="", name=brief.name, assignee=assignee
         )
-        self._run.subtasks.append(row)
+        listing(row, TaskRef(task_id=task_id))
         self._mark(row, "started", Phase.PRE)
-        link_sub_task(task, TaskRef(task_id=task_id))
         child = await workflow.start_child_workflow(
             "TaskWorkflow",
             start,
@@ -125,9 +150,11 @@ class Delegation:
         )
         return command.result.model_copy(update={"text": text})
 
-    async def _spawn(self, command: WorkflowCommand) -> ToolResult:
+    async def _spawn(
+        self, command: WorkflowCommand, loop: LoopState, listing: Listing
+    ) -> ToolResult:
         payload = command.payload
-        subtask_id = f"sub-{len(self._run.subtasks) + 1}"
+        subtask_id = f"sub-{len(loop.subtasks) + 1}"
         local_id = f"{self._start.task_id}.{subtask_id}"
         brief = SubtaskBrief.of(payload)
         agent = str(payload["agent"])
@@ -142,7 +169,7 @@ class Delegation:
             history_event_bound=self._start.history_event_bound,
         )
         row = SubtaskRow(id=subtask_id, local_id=local_id, agent=agent, name=brief.name)
-        self._run.subtasks.append(row)
+        listing(row, None)
         self._mark(row, "started", Phase.PRE)
         child = await workflow.start_child_workflow(
             RemoteTaskWorkflow.run,
@@ -158,11 +185,11 @@ class Delegation:
         )
         return command.result.model_copy(update={"text": text})
 
-    async def _reply(self, command: WorkflowCommand) -> ToolResult:
+    async def _reply(self, command: WorkflowCommand, loop: LoopState) -> ToolResult:
         asked = str(command.payload["subtask_id"])
-        row = next((r for r in self._run.subtasks if asked in (r.id, r.local_id)), None)
+        row = next((r for r in loop.subtasks if asked in (r.id, r.local_id)), None)
         if row is None:
-            known = ", ".join(r.id for r in self._run.subtasks) or "none"
+            known = ", ".join(r.id for r in loop.subtasks) or "none"
             return error_result(command, f"no sub-task {asked!r}; sub-tasks: {known}")
         if row.assignee is not None:
             return error_result(
@@ -175,20 +202,19 @@ class Delegation:
         await handle.signal(RemoteTaskWorkflow.reply, str(command.payload["text"]))
         return command.result
 
-    def changed(self, update: SubtaskUpdate) -> str | None:
-        """A stand-in's report: update the row; note it for the model if it is news. The
-        line that tells the task's readers, when the sub-task's state changed (the task's
-        sub-task references then carry the new state)."""
-        row = next((r for r in self._run.subtasks if r.local_id == update.local_id), None)
+    def changed(self, update: SubtaskUpdate, loop: LoopState) -> SubtaskChange | None:
+        """A stand-in's report: what it changes (see `SubtaskChange`); None for a report
+        from no sub-task of this task."""
+        row = next((r for r in loop.subtasks if r.local_id == update.local_id), None)
         if row is None:
             workflow.logger.warning("report from unknown sub-task %s ignored", update.local_id)
             return None
         turn = update.turn
-        index = self._run.subtasks.index(row)
         told, before = row.told_state, row.state
+        link = None
         if turn.remote_task_id and not row.remote_task_id and row.assignee is None:
             # The remote task's id is known from its first report: the task now lists it.
-            link_sub_task(self._run.task, TaskRef(task_id=turn.remote_task_id, agent=row.agent))
+            link = TaskRef(task_id=turn.remote_task_id, agent=row.agent)
         row = row.model_copy(
             update={
                 "state": turn.state,
@@ -197,23 +223,26 @@ class Delegation:
                 "usage": turn.usage or row.usage,
             }
         )
+        notes = loop.notes
         if turn.state in _TOLD and (turn.state != told or turn.state in PAUSED):
             row = row.model_copy(update={"told_state": turn.state})
-            self._run.notes.append(
-                UserItem(
-                    message_id=f"{row.local_id}:note-{len(self._run.notes) + 1}",
-                    text=_note(row, turn.state_name, turn.text),
-                )
+            note = UserItem(
+                message_id=f"{row.local_id}:note-{len(notes) + 1}",
+                text=_note(row, turn.state_name, turn.text),
             )
-        self._run.subtasks[index] = row
+            notes = (*notes, note)
+        rows = tuple(row if r.local_id == row.local_id else r for r in loop.subtasks)
         if turn.state in FINAL and before not in FINAL:
             # TASK_STATE_COMPLETED -> completed: the outcome reads like the others'.
             self._mark(row, turn.state_name.removeprefix("TASK_STATE_").lower())
-        listed = row.remote_task_id if row.assignee is None else row.local_id
-        if not listed or note_sub_task_state(self._run.task, listed, turn.state_name) is None:
-            return None
         where = f"assigned to {row.assignee}" if row.assignee else f"on agent {row.agent}"
-        return f"Sub-task {row.id} ({row.name!r} {where}) is now {turn.state_name}."
+        return SubtaskChange(
+            loop=loop.model_copy(update={"subtasks": rows, "notes": notes}),
+            link=link,
+            listed=row.remote_task_id if row.assignee is None else row.local_id,
+            state_name=turn.state_name,
+            line=f"Sub-task {row.id} ({row.name!r} {where}) is now {turn.state_name}.",
+        )
 
     def _mark(self, row: SubtaskRow, outcome: str, phase: Phase = Phase.POST) -> None:
         """subtask.spawned: pre when it starts, post (its final state) when it ends."""
@@ -227,20 +256,20 @@ class Delegation:
             attributes={"tiny_harness.subtask.id": row.id, "tiny_harness.subtask.agent": agent},
         )
 
-    def check_news(self, envelope: EventEnvelope) -> None:
+    def check_news(self, envelope: EventEnvelope, loop: LoopState) -> None:
         """Refuse (`TaskExtensionError`) an event envelope about no sub-task of this task
         on another agent."""
         remote_task_id = _event_task_id(envelope)
-        if self._news_target(remote_task_id) is None:
+        if _news_target(loop, remote_task_id) is None:
             raise TaskExtensionError(
                 f"a {envelope.kind} envelope must be about a sub-task of this task on another "
                 f"agent; none has the remote task id {remote_task_id!r}"
             )
 
-    async def ring(self, envelope: EventEnvelope) -> None:
+    async def ring(self, envelope: EventEnvelope, loop: LoopState) -> None:
         """An event about a sub-task's remote task: its stand-in is told to look at the
         task (GetTask), as on a push. The event itself is never taken as the truth."""
-        row = self._news_target(_event_task_id(envelope))
+        row = _news_target(loop, _event_task_id(envelope))
         if row is None or row.state in FINAL:
             return
         root = envelope.root
@@ -251,25 +280,26 @@ class Delegation:
         except ApplicationError as error:
             workflow.logger.info("stand-in %s not told: %s", row.local_id, error.message)
 
-    def _news_target(self, remote_task_id: str) -> SubtaskRow | None:
-        return next(
-            (
-                r
-                for r in self._run.subtasks
-                if r.assignee is None and r.remote_task_id and r.remote_task_id == remote_task_id
-            ),
-            None,
-        )
-
-    async def cancel_all(self) -> None:
+    async def cancel_all(self, loop: LoopState) -> None:
         """Ask every unresolved stand-in to cancel its remote task, and every unresolved
         assigned task to end."""
-        for row in self.unresolved:
+        for row in unresolved(loop):
             handle = workflow.get_external_workflow_handle(row.local_id)
             if row.assignee is None:
                 await handle.signal(RemoteTaskWorkflow.cancel)
             else:
-                await handle.signal("cancel", f"its parent task {self._run.task.id} ended")
+                await handle.signal("cancel", f"its parent task {self._start.task_id} ended")
+
+
+def _news_target(loop: LoopState, remote_task_id: str) -> SubtaskRow | None:
+    return next(
+        (
+            r
+            for r in loop.subtasks
+            if r.assignee is None and r.remote_task_id and r.remote_task_id == remote_task_id
+        ),
+        None,
+    )
 
 
 def _event_task_id(envelope: EventEnvelope) -> str:

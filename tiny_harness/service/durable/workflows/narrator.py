@@ -15,25 +15,26 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Part, TaskState
     from pydantic import JsonValue
 
+    from tiny_harness.harness.channels.extension import help_request
     from tiny_harness.harness.tasks import states as task_states
-    from tiny_harness.service.durable.payloads import TaskRun
+    from tiny_harness.harness.tasks.plan import Plan
+    from tiny_harness.service.durable.payloads import PendingQuestion
     from tiny_harness.service.durable.workflows import events
     from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
     from tiny_harness.service.durable.workflows.task_log import TaskLog
 
 
 class Narrator:
-    """Records one run's events."""
+    """Records one run's events in its log."""
 
-    def __init__(self, run: TaskRun, log: TaskLog, hooks: HookDispatcher) -> None:
-        self._run = run
+    def __init__(self, log: TaskLog, hooks: HookDispatcher) -> None:
         self._log = log
         self._hooks = hooks
 
     @property
     def final(self) -> bool:
         """Whether the task is in a state it never leaves."""
-        return self._run.task.status.state in task_states.FINAL
+        return self._log.task.status.state in task_states.FINAL
 
     def set_state(
         self,
@@ -45,7 +46,7 @@ class Narrator:
     ) -> None:
         """Move the task to `state`, with an agent message when `text` is given (and the
         `extra` parts after its own)."""
-        task = self._run.task
+        task = self._log.task
         message = None
         if text is not None:
             message = events.agent_message(task, str(workflow.uuid4()), text, data)
@@ -56,11 +57,23 @@ class Narrator:
         if before != state:
             self._hooks.state_changed(before, state)
 
-    def say(self, text: str, *, plan: bool = False, extra: Sequence[Part] = ()) -> None:
-        """A progress message while WORKING (and the `extra` parts after its own); plan
-        changes carry the plan as a data part."""
-        task = self._run.task
-        data = self._run.plan.model_dump(mode="json") if plan and self._run.plan else None
+    def ask(self, question: PendingQuestion) -> None:
+        """INPUT_REQUIRED with `question` (its options as a data part; for an addressed
+        question, a help request on the task's channel)."""
+        options: list[JsonValue] = list(question.options)
+        extra = help_request(self._log.task.id, question.question, question.participant_id)
+        self.set_state(
+            TaskState.TASK_STATE_INPUT_REQUIRED,
+            question.question,
+            data={"options": options} if options else None,
+            extra=extra,
+        )
+
+    def say(self, text: str, *, plan: Plan | None = None, extra: Sequence[Part] = ()) -> None:
+        """A progress message while WORKING (and the `extra` parts after its own); a plan
+        change carries the `plan` as a data part."""
+        task = self._log.task
+        data = plan.model_dump(mode="json") if plan is not None else None
         message = events.agent_message(
             task, str(workflow.uuid4()), text, data=data, media_type=events.PLAN_MEDIA_TYPE
         )
@@ -73,19 +86,19 @@ class Narrator:
         `extra` parts after its text; nothing once the task is final."""
         if self.final:
             return
-        task = self._run.task
+        task = self._log.task
         message = events.agent_message(task, str(workflow.uuid4()), text)
         message.parts.extend(extra)
         self._log.record(events.status_event(task, task.status.state, workflow.now(), message))
 
     def complete(self, answer: str) -> None:
         """The answer as an artifact, then COMPLETED."""
-        task = self._run.task
+        task = self._log.task
         self._log.record(events.artifact_event(task, str(workflow.uuid4()), "answer", answer))
         self.set_state(TaskState.TASK_STATE_COMPLETED)
 
     def fail(self, reason: str) -> None:
         """FAILED with `reason`, unless the task is final already."""
-        workflow.logger.warning("task %s failed: %s", self._run.task.id, reason)
+        workflow.logger.warning("task %s failed: %s", self._log.task.id, reason)
         if not self.final:
             self.set_state(TaskState.TASK_STATE_FAILED, reason)

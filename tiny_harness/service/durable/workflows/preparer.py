@@ -1,18 +1,20 @@
 """`Preparer`: the workflow side of `prepare_turn`, the one local activity before a model call.
 
     mailbox ─ drain ─► queued ──┐
-    the log so far (take) ──────┼─► prepare_turn ─► items join the conversation (+ inbox audit)
+    the log so far (take) ──────┼─► prepare_turn ─► each message and the item it became
     the turn's context ─────────┘                 └► the assembled request, the hook points
 
 Workflow-side code, deterministic. Messages drained from the mailbox wait here (`queue`)
 until the next model call; then one local activity writes the log so far, takes each
 message in (request.received) and assembles the turn's context with them
 (compaction.trigger). Three steps that were three local activities cost one marker. A task
-with no model (an assigned one) takes its messages in the same way, without a context.
+with no model (an assigned one) takes its messages in the same way, without a context. The
+workflow adds the items to its conversation (`Prepared`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from temporalio import workflow
@@ -22,16 +24,14 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from a2a.types import Message
 
+    from tiny_harness.harness.models.llm import UserItem
     from tiny_harness.service.durable.activities.task import TaskActivities
     from tiny_harness.service.durable.payloads import (
         AssembledContext,
         AssembleInput,
         Intake,
-        PreparedTurn,
-        TaskRun,
         TurnInput,
     )
-    from tiny_harness.service.durable.workflows import read_model
     from tiny_harness.service.durable.workflows.log_writer import LogWriter
 
 _TIMEOUT = timedelta(seconds=30)
@@ -43,12 +43,20 @@ _RETRY = RetryPolicy(
 )
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What a preparation took in (each message with the item the model reads of it, in
+    order) and the turn's context, when one was asked for."""
+
+    taken: tuple[tuple[Message, UserItem], ...]
+    assembled: AssembledContext | None = None
+
+
 class Preparer:
     """Prepares one run's model calls."""
 
-    def __init__(self, task_id: str, run: TaskRun, writer: LogWriter) -> None:
+    def __init__(self, task_id: str, writer: LogWriter) -> None:
         self._task_id = task_id
-        self._run = run
         self._writer = writer
         self._queued: list[Intake] = []
 
@@ -59,20 +67,20 @@ class Preparer:
         answers; `action_lines`: its A2UI actions as the inbox rendered them, if it did)."""
         self._queued.append(Intake(message=message, reply_to=reply_to, action_lines=action_lines))
 
-    async def take_in(self) -> None:
+    async def take_in(self) -> Prepared:
         """Take the queued messages in now, with no model call after (an assigned task)."""
-        await self._prepare(None)
+        return await self._prepare(None)
 
-    async def prepare(self, context: AssembleInput) -> AssembledContext:
+    async def prepare(self, context: AssembleInput) -> tuple[Prepared, AssembledContext]:
         """Write the log so far, take the queued messages in, and assemble the turn's
         context with them. Raises the `ActivityError` of a failed preparation (a hook's
         veto of a message, say); what it was to write is written later."""
-        assembled = (await self._prepare(context)).assembled
-        if assembled is None:  # the activity assembles whenever it is given a context
+        prepared = await self._prepare(context)
+        if prepared.assembled is None:  # the activity assembles whenever given a context
             raise ApplicationError("prepare_turn returned no context", non_retryable=True)
-        return assembled
+        return prepared, prepared.assembled
 
-    async def _prepare(self, context: AssembleInput | None) -> PreparedTurn:
+    async def _prepare(self, context: AssembleInput | None) -> Prepared:
         step = await self._writer.take()
         messages, self._queued = tuple(self._queued), []
         try:
@@ -86,8 +94,5 @@ class Preparer:
             self._writer.taken(step, None)
             raise
         self._writer.taken(step, turn.points)
-        for intake, item in zip(messages, turn.items, strict=True):
-            self._run.conversation.append(item)
-            audit = read_model.inbox_audit_record(self._run, intake.message, item, workflow.now())
-            self._writer.add(audit)
-        return turn
+        taken = tuple(zip((m.message for m in messages), turn.items, strict=True))
+        return Prepared(taken=taken, assembled=turn.assembled)

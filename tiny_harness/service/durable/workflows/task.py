@@ -8,8 +8,11 @@
     every step appends A2A events to the task's log ──► persist (local activity) ──► store
 
 The workflow holds state and awaits activities or conditions: no I/O, no clock, no
-randomness (ids come from `workflow.uuid4()`, times from `workflow.now()`). A message is in
-history once `inbox` returns, and what the task recorded on taking it is in the store, so
+randomness (ids come from `workflow.uuid4()`, times from `workflow.now()`). It owns its
+state: the task and its log are `TaskLog`'s, the rest is one `LoopState` it replaces with
+each change; its helpers read them and return what changed, and the workflow applies it
+(`_apply_*`, `_set_usage`, ...), so every change is made here. A message is in history once
+`inbox` returns, and what the task recorded on taking it is in the store, so
 the server answers its sender from the store. Readers (streams, subscriptions, GetTask)
 never ask the workflow: they read the store, which wakes them as the log grows, so watching
 a task adds nothing to its history.
@@ -18,65 +21,54 @@ a task adds nothing to its history.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from a2a.types import Message, Task, TaskState
-    from pydantic import JsonValue
+    from a2a.types import Message, TaskState
 
-    from tiny_harness.harness.channels.extension import help_request
     from tiny_harness.harness.context.window import UsageMark
     from tiny_harness.harness.hooks import Operation, Phase
-    from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, UserItem
+    from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, ToolResultItem
     from tiny_harness.harness.persistence.records import Record
-    from tiny_harness.harness.tasks.extension import (
-        ext_of,
-        ext_part,
-        sender_of,
-    )
+    from tiny_harness.harness.tasks.extension import TaskRef, ext_of, ext_part
+    from tiny_harness.harness.tasks.usage import TaskUsage
+    from tiny_harness.harness.tools.definition import ToolCall, ToolResult
     from tiny_harness.service import refusals
-    from tiny_harness.service.durable.activities.task import (
-        HOOK_ABORT_ERROR,
-        TaskActivities,
-    )
     from tiny_harness.service.durable.payloads import (
         AssembleInput,
         InboxReceipt,
-        InvokeLLMInput,
+        LogState,
+        SubtaskRow,
         TaskRun,
         TaskSnapshot,
         TaskStart,
     )
     from tiny_harness.service.durable.remote_payloads import SubtaskUpdate
-    from tiny_harness.service.durable.workflows import events, read_model
+    from tiny_harness.service.durable.workflows import events, metering, read_model
     from tiny_harness.service.durable.workflows.assignment import (
-        open_assigned,
+        assigned_ext,
+        brief_message,
         report_end,
         the_work,
     )
-    from tiny_harness.service.durable.workflows.attempts import Attempts
-    from tiny_harness.service.durable.workflows.commands import CommandApplier
-    from tiny_harness.service.durable.workflows.compactor import Compactor
-    from tiny_harness.service.durable.workflows.delegation import Delegation
+    from tiny_harness.service.durable.workflows.attempts import Attempts, failure_text
+    from tiny_harness.service.durable.workflows.commands import CommandApplier, CommandOutcome
+    from tiny_harness.service.durable.workflows.compactor import Compacted, Compactor
+    from tiny_harness.service.durable.workflows.delegation import Delegation, unresolved
     from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
-    from tiny_harness.service.durable.workflows.inbox import Inbox
+    from tiny_harness.service.durable.workflows.inbox import Arrival, Inbox, answer_index, drain
     from tiny_harness.service.durable.workflows.log_writer import LogWriter
-    from tiny_harness.service.durable.workflows.metering import Meter
     from tiny_harness.service.durable.workflows.milestones import Milestones
+    from tiny_harness.service.durable.workflows.model_caller import ModelCaller
     from tiny_harness.service.durable.workflows.narrator import Narrator
-    from tiny_harness.service.durable.workflows.preparer import Preparer
+    from tiny_harness.service.durable.workflows.preparer import Prepared, Preparer
     from tiny_harness.service.durable.workflows.task_log import TaskLog
     from tiny_harness.service.durable.workflows.tool_runner import ToolRunner
 
-_ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
-"""The loop's own activities: the workflow retries them itself (`Attempts`)."""
-
-_LONG = timedelta(minutes=5)
+DELEGATION_COMMANDS = frozenset({"spawn_subtask", "reply_subtask", "create_participant_task"})
+"""Commands the delegation applies (they start or signal stand-in workflows)."""
 
 
 @workflow.defn
@@ -94,40 +86,34 @@ class TaskWorkflow:
     @workflow.init
     def __init__(self, start: TaskStart) -> None:
         self._start = start
-        self._run = start.carried or TaskRun(
-            task=events.new_task(start.task_id, start.context_id, workflow.now())
+        carried = start.carried or TaskRun(
+            log=LogState(task=events.new_task(start.task_id, start.context_id, workflow.now()))
         )
-        self._log = TaskLog(self._run)
+        self._log = TaskLog(carried.log)
+        self._loop = carried.loop
         self._brief: Message | None = None
         if start.assignment is not None and start.carried is None:
-            self._brief = open_assigned(start.assignment, self._run.task, str(workflow.uuid4()))
+            self._log.set_ext(assigned_ext(start.assignment))
+            self._brief = brief_message(start.assignment, self._log.task, str(workflow.uuid4()))
             self._log.add_message(self._brief)
         self._hooks = HookDispatcher(start.task_id, self._on_hook_abort)
         self._writer = LogWriter(self._log, self._hooks.learn)
         if start.assignment is None:
             # The loop's first step is a model call: its preparation carries the log so far.
             self._writer.hold()
-        self._preparer = Preparer(start.task_id, self._run, self._writer)
+        self._preparer = Preparer(start.task_id, self._writer)
         self._closing = False
-        self._cancel_requested = self._run.cancel_reason is not None
+        self._cancel_requested = self._loop.cancel_reason is not None
         self._driver: asyncio.Task[None] | None = None
         self._attempts = Attempts(self._hooks)
-        self._narrator = Narrator(self._run, self._log, self._hooks)
+        self._narrator = Narrator(self._log, self._hooks)
         self._milestones = Milestones(start.task_id)
-        self._commands = CommandApplier(self._run, self._narrator, self._hooks, self._milestones)
-        self._compactor = Compactor(start, self._run, self._attempts, self._writer)
-        self._delegation = Delegation(start, self._run, self._milestones)
-        self._inbox = Inbox(self._run, self._log, self._delegation)
-        self._meter = Meter(start, self._run)
-        self._tools = ToolRunner(
-            start,
-            self._run,
-            self._attempts,
-            self._commands,
-            self._delegation,
-            self._writer,
-            cancelled=lambda: self._cancel_requested,
-        )
+        self._commands = CommandApplier(self._hooks, self._milestones)
+        self._compactor = Compactor(start, self._attempts)
+        self._delegation = Delegation(start, self._milestones)
+        self._inbox = Inbox(self._delegation)
+        self._model = ModelCaller(start, self._attempts)
+        self._tools = ToolRunner(start, self._attempts, cancelled=lambda: self._cancel_requested)
 
     # ---- run ---------------------------------------------------------------------------
 
@@ -143,20 +129,20 @@ class TaskWorkflow:
                 self._narrator.fail(self._hooks.abort_reason)
             elif not self._cancel_requested:
                 self._cancel_requested = True
-                self._run.cancel_reason = "the workflow was cancelled"
+                self._change(cancel_reason="the workflow was cancelled")
         except ActivityError as error:
             # Cancelling the driver cancels the activity in flight, which surfaces here.
             if self._hooks.abort_reason is not None:
                 self._narrator.fail(self._hooks.abort_reason)
             elif not self._cancel_requested:
-                self._narrator.fail(_failure_text(error))
-        if self._cancel_requested and self._delegation.unresolved:
-            await self._delegation.cancel_all()
+                self._narrator.fail(failure_text(error))
+        if self._cancel_requested and unresolved(self._loop):
+            await self._delegation.cancel_all(self._loop)
         if self._cancel_requested and not self._narrator.final:
-            reason = self._run.cancel_reason or "canceled"
+            reason = self._loop.cancel_reason or "canceled"
             self._narrator.set_state(TaskState.TASK_STATE_CANCELED, f"Task canceled: {reason}")
         if self._start.assignment is not None:
-            await report_end(self._start.assignment, self._run.task)
+            await report_end(self._start.assignment, self._log.task)
         return await self._close()
 
     async def _drive(self) -> None:
@@ -164,18 +150,18 @@ class TaskWorkflow:
         if self._start.assignment is not None:
             await self._await_assignee()
             return
-        if self._run.llm_calls == 0:
-            await workflow.wait_condition(lambda: bool(self._run.mailbox))
-        if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
+        if self._loop.llm_calls == 0:
+            await workflow.wait_condition(lambda: bool(self._loop.mailbox))
+        if self._log.task.status.state != TaskState.TASK_STATE_WORKING:
             self._narrator.set_state(TaskState.TASK_STATE_WORKING)
         self._take_mailbox()
         while True:
             if self._should_roll_over():
                 await self._roll_over()
             self._take_notes()
-            if self._run.llm_calls >= self._start.max_model_calls:
+            if self._loop.llm_calls >= self._start.max_model_calls:
                 await self._stop(
-                    f"The model was called {self._run.llm_calls} times without finishing the "
+                    f"The model was called {self._loop.llm_calls} times without finishing the "
                     f"task (the limit is loop.max_model_calls = {self._start.max_model_calls})."
                 )
                 return
@@ -184,52 +170,47 @@ class TaskWorkflow:
             response = await self._call_llm()
             if await self._stopped_over_budget():
                 return
-            if not response.tool_calls and (self._delegation.unresolved or self._run.notes):
+            if not response.tool_calls and (unresolved(self._loop) or self._loop.notes):
                 # The task cannot complete before its sub-tasks, nor before the model heard
                 # the news of them that came while it answered: wait for (or take) it.
                 if response.output_text:
                     self._narrator.say(response.output_text)
-                await workflow.wait_condition(lambda: bool(self._run.notes or self._run.mailbox))
+                await workflow.wait_condition(lambda: bool(self._loop.notes or self._loop.mailbox))
                 self._writer.hold()
                 self._take_mailbox()
                 continue
             if not response.tool_calls:
-                self._record(read_model.state_record(self._run, workflow.now()))
+                self._record(read_model.state_record(self._log.task, self._loop, workflow.now()))
                 self._narrator.complete(response.output_text)
                 return
             for call in response.tool_calls:
-                await self._tools.run(call)
-                self._meter.tool_call()
-            self._record(read_model.state_record(self._run, workflow.now()))
-            if self._run.pending_question is not None:
+                await self._run_tool(call)
+                self._set_usage(metering.after_tool_call(self._loop.usage))
+            self._record(read_model.state_record(self._log.task, self._loop, workflow.now()))
+            if self._loop.pending_question is not None:
                 await self._wait_for_reply()
-            elif self._run.mailbox:
+            elif self._loop.mailbox:
                 self._take_mailbox()
 
     async def _call_llm(self) -> LLMResponse:
         """Prepare the turn (compacting first when compaction.trigger asks), call the model."""
-        assembled = await self._preparer.prepare(self._assemble_input())
-        if assembled.compact and await self._compactor.compact(self._assemble_input()):
-            assembled = await self._preparer.prepare(self._assemble_input())
+        prepared, assembled = await self._preparer.prepare(self._assemble_input())
+        self._taken_in(prepared)
+        if assembled.compact:
+            compacted = await self._compactor.compact(self._assemble_input())
+            if compacted is not None:
+                self._apply_compaction(compacted)
+                prepared, assembled = await self._preparer.prepare(self._assemble_input())
+                self._taken_in(prepared)
         request = assembled.request
         self._tools.offered = {tool.name: tool for tool in request.tools}
-
-        def attempt_once(attempt: int) -> Awaitable[LLMResponse]:
-            return workflow.execute_activity_method(
-                TaskActivities.invoke_llm,
-                InvokeLLMInput(task_id=self._start.task_id, request=request, attempt=attempt),
-                start_to_close_timeout=_LONG,
-                heartbeat_timeout=self._start.retries.heartbeat_timeout,
-                retry_policy=_ONE_ATTEMPT,
-            )
-
-        policy = self._start.retries.for_activity("invoke_llm")
-        response = await self._attempts.run("invoke_llm", policy, attempt_once)
-        self._run.llm_calls += 1
-        self._meter.model_call(response)
-        self._run.usage_mark = UsageMark.of(request, response.usage)
-        self._run.conversation.append(
-            AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
+        response = await self._model.call(request)
+        self._change(llm_calls=self._loop.llm_calls + 1)
+        self._set_usage(metering.after_model_call(self._loop.usage, response, self._start.prices))
+        answer = AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
+        self._change(
+            usage_mark=UsageMark.of(request, response.usage),
+            conversation=(*self._loop.conversation, answer),
         )
         if response.tool_calls and response.output_text:
             self._narrator.say(response.output_text)
@@ -238,11 +219,11 @@ class TaskWorkflow:
     async def _stop(self, reason: str) -> None:
         """Fail the task with `reason`, cancelling its sub-tasks."""
         self._narrator.fail(reason)
-        await self._delegation.cancel_all()
+        await self._delegation.cancel_all(self._loop)
 
     async def _stopped_over_budget(self) -> bool:
         """Stop the task when its tokens (its sub-tasks' included) passed its budget."""
-        reason = self._meter.over_budget()
+        reason = metering.over_budget(self._loop.usage, self._start.max_task_tokens)
         if reason is not None:
             await self._stop(reason)
         return reason is not None
@@ -250,16 +231,16 @@ class TaskWorkflow:
     def _assemble_input(self) -> AssembleInput:
         return AssembleInput(
             task_id=self._start.task_id,
-            conversation=tuple(self._run.conversation),
-            plan=self._run.plan,
-            loaded_skills=tuple(self._run.loaded_skills),
-            previous=self._run.usage_mark,
+            conversation=self._loop.conversation,
+            plan=self._loop.plan,
+            loaded_skills=self._loop.loaded_skills,
+            previous=self._loop.usage_mark,
         )
 
     def _take_notes(self) -> None:
         """Sub-task news goes into the conversation before the next model call."""
-        self._run.conversation.extend(self._run.notes)
-        self._run.notes.clear()
+        if self._loop.notes:
+            self._change(conversation=(*self._loop.conversation, *self._loop.notes), notes=())
 
     def _record(self, record: Record | None) -> None:
         if record is not None:
@@ -273,34 +254,25 @@ class TaskWorkflow:
     async def _await_assignee(self) -> None:
         """An assigned task: wait for the assignee's answer, which is its result."""
         if self._log.empty:
-            opening = events.task_event(self._run.task)
-            if self._brief is not None:
-                opening.task.history.append(self._brief)
-            self._log.record(opening)
-        if self._run.task.status.state != TaskState.TASK_STATE_WORKING:
+            self._log.open(self._brief)
+        if self._log.task.status.state != TaskState.TASK_STATE_WORKING:
             self._narrator.set_state(TaskState.TASK_STATE_WORKING)
-        if self._start.assignment is not None and self._run.pending_question is None:
-            self._run.pending_question = the_work(self._start.assignment)
+        if self._start.assignment is not None and self._loop.pending_question is None:
+            self._change(pending_question=the_work(self._start.assignment))
         # The assignee may take long while others' messages queue up behind their answer:
         # the wait rolls over (the next run waits on, as the same assigned task).
         await self._wait_for_reply(roll_over=True)
-        await self._preparer.take_in()
-        answers = [i for i in self._run.conversation if isinstance(i, UserItem) and i.reply_to]
-        self._narrator.complete(answers[0].text if answers else "")
+        prepared = await self._preparer.take_in()
+        self._taken_in(prepared)
+        answer = next((item.text for _, item in prepared.taken if item.reply_to), "")
+        self._narrator.complete(answer)
 
     async def _wait_for_reply(self, *, roll_over: bool = False) -> None:
-        question = self._run.pending_question
+        question = self._loop.pending_question
         if question is None:
             return
-        if self._run.task.status.state != TaskState.TASK_STATE_INPUT_REQUIRED:
-            options: list[JsonValue] = list(question.options)
-            data: dict[str, JsonValue] | None = {"options": options} if options else None
-            self._narrator.set_state(
-                TaskState.TASK_STATE_INPUT_REQUIRED,
-                question.question,
-                data=data,
-                extra=help_request(self._run.task.id, question.question, question.participant_id),
-            )
+        if self._log.task.status.state != TaskState.TASK_STATE_INPUT_REQUIRED:
+            self._narrator.ask(question)
             self._milestones.mark(
                 Operation.HELP_REQUESTED,
                 question.call_id,
@@ -321,18 +293,91 @@ class TaskWorkflow:
     def _take_mailbox(self) -> None:
         """Queue every waiting message for the next preparation, the answer to an open
         question first."""
-        while self._run.mailbox:
-            answer = self._inbox.answer_index()
-            message = self._run.mailbox.pop(answer if answer is not None else 0)
-            question = self._run.pending_question if answer is not None else None
+        self._loop, taken = drain(self._loop)
+        for message, question in taken:
             reply_to = question.call_id if question else None
             self._preparer.queue(message, reply_to, self._inbox.lines_for(message))
             if question is not None:
-                self._run.pending_question = None
                 self._milestones.mark(
                     Operation.HELP_REQUESTED, question.call_id, outcome="answered", detail="reply"
                 )
-            self._run.principal = sender_of(message)
+
+    # ---- what changes the state: the workflow's alone -------------------------------------
+
+    def _change(self, **fields: object) -> None:
+        """Replace the loop's state by one with `fields` changed."""
+        self._loop = self._loop.model_copy(update=fields)
+
+    async def _run_tool(self, call: ToolCall) -> None:
+        """Run `call`, apply its command if any, and add its result to the conversation."""
+        outcome = await self._tools.invoke(call, self._loop, self._log.task)
+        result: ToolResult | None = outcome.result
+        command = outcome.command
+        if command is not None and command.kind in DELEGATION_COMMANDS:
+            result = await self._delegation.apply(
+                command, self._loop, self._log.task, self._list_subtask
+            )
+        elif command is not None:
+            result = self._apply_command(self._commands.apply(command, self._loop, self._log.task))
+        if result is not None:
+            item = ToolResultItem(
+                call_id=result.call_id, name=result.name, text=result.text, is_error=result.is_error
+            )
+            self._change(conversation=(*self._loop.conversation, item))
+
+    def _apply_command(self, outcome: CommandOutcome) -> ToolResult | None:
+        """A command's changes; the result the model reads (None: later)."""
+        revised = outcome.loop.plan_revision != self._loop.plan_revision
+        self._loop = outcome.loop
+        if outcome.ext is not None:
+            self._log.set_ext(outcome.ext)
+        if outcome.said is not None:
+            said = outcome.said
+            self._narrator.say(said.text, plan=said.plan, extra=said.extra)
+        if revised:
+            self._record(read_model.plan_record(self._log.task, self._loop, workflow.now()))
+        return outcome.result
+
+    def _apply_arrival(self, arrival: Arrival, message: Message, *, first: bool) -> None:
+        """A message taken: its envelopes' data merged, the task claimed by whoever started
+        it, its turn in the mailbox, the message in the history."""
+        for update in arrival.updates:
+            self._log.merge_ext(update)
+        if first:
+            self._log.claim(message)
+        if arrival.turn is not None:
+            self._change(mailbox=(*self._loop.mailbox, arrival.turn))
+        self._log.add_message(arrival.message)
+
+    def _taken_in(self, prepared: Prepared) -> None:
+        """The items the messages became join the conversation; each is audited."""
+        if not prepared.taken:
+            return
+        items = tuple(item for _, item in prepared.taken)
+        self._change(conversation=(*self._loop.conversation, *items))
+        for message, item in prepared.taken:
+            now = workflow.now()
+            self._record(read_model.inbox_audit_record(self._log.task, message, item, now))
+
+    def _apply_compaction(self, compacted: Compacted) -> None:
+        """The compacted conversation from now on; its record kept and written."""
+        self._change(
+            conversation=compacted.conversation,
+            compactions=(*self._loop.compactions, compacted.record),
+            usage_mark=None,
+        )
+        self._writer.add(compacted.record)
+
+    def _list_subtask(self, row: SubtaskRow, link: TaskRef | None) -> None:
+        """A new sub-task's row (and the task's reference to it), before it starts."""
+        self._change(subtasks=(*self._loop.subtasks, row))
+        if link is not None:
+            self._log.link(link)
+
+    def _set_usage(self, usage: TaskUsage) -> None:
+        """The task's usage, also shown in its extension data."""
+        self._change(usage=usage)
+        self._log.show_usage(usage)
 
     # ---- events and state ------------------------------------------------------------------
 
@@ -341,7 +386,7 @@ class TaskWorkflow:
         await self._hooks.settle()
         self._closing = True
         await self._quiesce()
-        return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
+        return TaskSnapshot(task=self._log.task, version=self._log.next_seq)
 
     async def _quiesce(self) -> None:
         """Wait until every handler has finished and all they recorded is written: the run
@@ -355,7 +400,7 @@ class TaskWorkflow:
     # ---- continue-as-new ---------------------------------------------------------------------
 
     def _answered(self) -> bool:
-        return self._inbox.answer_index() is not None
+        return answer_index(self._loop) is not None
 
     def _should_roll_over(self) -> bool:
         info = workflow.info()
@@ -367,7 +412,8 @@ class TaskWorkflow:
         await self._hooks.settle()
         await self._quiesce()
         # The whole start carries on (its assignment too), with the run so far.
-        workflow.continue_as_new(self._start.model_copy(update={"carried": self._run}))
+        carried = TaskRun(log=self._log.state, loop=self._loop)
+        workflow.continue_as_new(self._start.model_copy(update={"carried": carried}))
 
     # ---- handlers ----------------------------------------------------------------------------
 
@@ -379,20 +425,19 @@ class TaskWorkflow:
         when the message wakes the task (its first message, or the reply it waits for),
         that is the task going WORKING, so a streaming sender reads it from the store.
         """
-        if message.message_id in self._run.seen_message_ids:
+        if message.message_id in self._loop.seen_message_ids:
             self._inbox.forget(message)
-            return InboxReceipt(task=self._head(), cursor=self._run.next_seq, duplicate=True)
-        self._run.seen_message_ids.append(message.message_id)
+            return InboxReceipt(task=self._log.head(), cursor=self._log.next_seq, duplicate=True)
+        self._change(seen_message_ids=(*self._loop.seen_message_ids, message.message_id))
         self._writer.start()
-        arrival = self._inbox.take(message, first=self._log.empty)
-        await self._inbox.ring(arrival)
+        first = self._log.empty
+        arrival = self._inbox.take(message, self._loop, self._log.task, first=first)
+        self._apply_arrival(arrival, message, first=first)
+        await self._inbox.ring(arrival, self._loop)
         cursor = self._log.next_seq
         if self._log.empty:
-            # The task as its sender sees it first: their message in its history.
-            opening = events.task_event(self._run.task)
-            opening.task.history.append(arrival.message)
-            self._log.record(opening)
-        accepted = self._head()
+            self._log.open(arrival.message)  # the task as its sender sees it first
+        accepted = self._log.head()
         if arrival.wakes:
             await workflow.wait_condition(
                 lambda: self._log.next_seq > max(cursor, 1) or self._cancel_requested
@@ -400,22 +445,17 @@ class TaskWorkflow:
         await self._writer.written()
         return InboxReceipt(task=accepted, cursor=cursor, queued=arrival.queued)
 
-    def _head(self) -> Task:
-        head = Task()
-        head.CopyFrom(self._run.task)
-        return head
-
     @inbox.validator
     def _validate_inbox(self, message: Message) -> None:
         if self._narrator.final or self._cancel_requested or self._closing:
             # A run rolling over to continue-as-new still takes messages: they are
             # carried in the mailbox to the next run.
-            state = TaskState.Name(self._run.task.status.state)
+            state = TaskState.Name(self._log.task.status.state)
             raise ApplicationError(f"task is final ({state})", type=refusals.FINAL_TASK)
         if not message.parts:
             message_error = "a message needs at least one part"
             raise ApplicationError(message_error, type=refusals.EMPTY_MESSAGE)
-        self._inbox.check(message)
+        self._inbox.check(message, self._loop)
 
     @workflow.signal
     def cancel(self, reason: str) -> None:
@@ -423,7 +463,7 @@ class TaskWorkflow:
         if self._cancel_requested or self._narrator.final:
             return
         self._cancel_requested = True
-        self._run.cancel_reason = reason or "canceled by request"
+        self._change(cancel_reason=reason or "canceled by request")
         if self._driver is not None:
             self._driver.cancel()
 
@@ -431,22 +471,24 @@ class TaskWorkflow:
     def subtask_changed(self, update: SubtaskUpdate) -> None:
         """A stand-in reports its sub-task's newest turn; a change of its state is told on
         this task too, with the extension data that lists it."""
-        news = self._delegation.changed(update)
-        self._meter.sub_tasks([row.usage for row in self._run.subtasks if row.usage is not None])
-        ext = ext_of(self._run.task)
-        if news is not None and ext is not None:
-            self._narrator.note(news, extra=[ext_part(ext)])
+        change = self._delegation.changed(update, self._loop)
+        if change is None:
+            return
+        self._loop = change.loop
+        if change.link is not None:
+            self._log.link(change.link)
+        noted = bool(change.listed) and self._log.note_sub_task_state(
+            change.listed, change.state_name
+        )
+        reported = (row.usage for row in self._loop.subtasks if row.usage is not None)
+        usage = metering.with_sub_tasks(self._loop.usage, reported)
+        if usage is not self._loop.usage:
+            self._set_usage(usage)
+        ext = ext_of(self._log.task)
+        if noted and ext is not None:
+            self._narrator.note(change.line, extra=[ext_part(ext)])
 
     @workflow.query
     def task(self) -> TaskSnapshot:
         """The task as its events describe it now, without its history."""
-        return TaskSnapshot(task=self._run.task, version=self._run.next_seq)
-
-
-def _failure_text(error: ActivityError) -> str:
-    cause = error.cause
-    if isinstance(cause, ApplicationError):
-        if cause.type == HOOK_ABORT_ERROR:
-            return f"Refused by a hook: {cause.message}"
-        return f"An activity failed after its retries: {cause.type}: {cause.message}"
-    return f"An activity failed after its retries: {cause or error}"
+        return TaskSnapshot(task=self._log.task, version=self._log.next_seq)

@@ -1,11 +1,14 @@
 """`TaskLog`: a task's event log and history as its workflow records them, until written.
 
 Workflow-side code (deterministic, no I/O). Every event the task emits is recorded here:
-numbered (gap-free from 0 across runs) and folded into the task the run keeps, whose
+numbered (gap-free from 0 across runs) and folded into the task the log keeps, whose
 history stays out of it: a message an event brings, and each message the task takes in,
 join the history in the store. What was recorded since the last write waits here until
-`LogWriter` takes it (`take`) for the store; the run itself holds only the task and the
+`LogWriter` takes it (`take`) for the store; the log itself holds only the task and the
 lengths of its log and history, whatever the conversation.
+
+The log is the task's one owner: the task changes through its events, and its extension
+data through the changes below, which the workflow makes with what its helpers decided.
 """
 
 from __future__ import annotations
@@ -18,37 +21,72 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Message, StreamResponse, Task
 
     from tiny_harness.harness.persistence.store import LogWrite
-    from tiny_harness.service.durable.payloads import TaskRun
+    from tiny_harness.harness.tasks import extension
+    from tiny_harness.harness.tasks.extension import TaskExtensionData, TaskRef
+    from tiny_harness.harness.tasks.usage import TaskUsage
+    from tiny_harness.service.durable.payloads import LogState
     from tiny_harness.service.durable.workflows import events
 
 
 class TaskLog:
     """One task run's log: what it recorded, and what is not written yet."""
 
-    def __init__(self, run: TaskRun) -> None:
-        self._run = run
+    def __init__(self, state: LogState) -> None:
+        self._state = state
         self._events: list[StreamResponse] = []
         self._messages: list[Message] = []
 
     @property
     def task(self) -> Task:
         """The task as its events describe it, without its history."""
-        return self._run.task
+        return self._state.task
 
     @property
     def next_seq(self) -> int:
         """The sequence number of the next event."""
-        return self._run.log_length
+        return self._state.log_length
 
     @property
     def history_length(self) -> int:
         """How many messages the task's history holds, written or not."""
-        return self._run.history_length
+        return self._state.history_length
 
     @property
     def empty(self) -> bool:
         """True until the first event is recorded."""
-        return self._run.log_length == 0
+        return self._state.log_length == 0
+
+    @property
+    def state(self) -> LogState:
+        """The log's state, to carry across continue-as-new (not to change)."""
+        return self._state
+
+    # The task's extension data: each change is written with the next step.
+
+    def set_ext(self, ext: TaskExtensionData) -> None:
+        """Replace the task's extension data."""
+        extension.with_ext(self._state.task, ext)
+
+    def merge_ext(self, update: TaskExtensionData) -> None:
+        """Merge what a task envelope sets (`extension.merge_ext`)."""
+        extension.merge_ext(self._state.task, update)
+
+    def claim(self, message: Message) -> None:
+        """The task belongs to whoever sent `message` (`extension.claim`)."""
+        extension.claim(self._state.task, message)
+
+    def link(self, ref: TaskRef) -> None:
+        """List a sub-task (`extension.link_sub_task`)."""
+        extension.link_sub_task(self._state.task, ref)
+
+    def note_sub_task_state(self, task_id: str, state: str) -> bool:
+        """Note a listed sub-task's state; whether that changed the listing."""
+        return extension.note_sub_task_state(self._state.task, task_id, state) is not None
+
+    def show_usage(self, usage: TaskUsage) -> None:
+        """Show the task's usage in its extension data."""
+        ext = extension.ext_of(self._state.task) or TaskExtensionData()
+        self.set_ext(ext.model_copy(update={"usage": usage}))
 
     @property
     def pending(self) -> bool:
@@ -57,16 +95,16 @@ class TaskLog:
 
     def record(self, event: StreamResponse) -> None:
         """Append `event` and fold it into the task; a message it brings joins the history."""
-        message = events.fold(self._run.task, event)
+        message = events.fold(self._state.task, event)
         self._events.append(event)
-        self._run.log_length += 1
+        self._state.log_length += 1
         if message is not None:
             self.add_message(message)
 
     def add_message(self, message: Message) -> None:
         """`message` joins the task's history (a message taken in, or the brief)."""
         self._messages.append(message)
-        self._run.history_length += 1
+        self._state.history_length += 1
 
     def untake(self, write: LogWrite) -> None:
         """Put back a step that was taken and could not be written: it goes out with the
@@ -74,15 +112,27 @@ class TaskLog:
         self._events[:0] = write.events
         self._messages[:0] = write.messages
 
+    def head(self) -> Task:
+        """A copy of the task as it stands, without its history."""
+        head = Task()
+        head.CopyFrom(self._state.task)
+        return head
+
+    def open(self, first: Message | None) -> None:
+        """Record the log's first event: the task, with its `first` message (if any) in
+        history."""
+        opening = events.task_event(self._state.task)
+        if first is not None:
+            opening.task.history.append(first)
+        self.record(opening)
+
     def take(self, now: datetime) -> LogWrite:
         """What was recorded since the last take, with the task as it leaves it."""
-        head = Task()
-        head.CopyFrom(self._run.task)
         write = LogWrite(
-            task=head,
-            first_seq=self._run.log_length - len(self._events),
+            task=self.head(),
+            first_seq=self._state.log_length - len(self._events),
             events=tuple(self._events),
-            first_message=self._run.history_length - len(self._messages),
+            first_message=self._state.history_length - len(self._messages),
             messages=tuple(self._messages),
             updated_at=now,
         )

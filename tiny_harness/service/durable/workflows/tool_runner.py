@@ -1,10 +1,9 @@
-"""`ToolRunner`: the model's tool calls, run one by one, and what their results change.
+"""`ToolRunner`: the model's tool calls, run one at a time.
 
 Workflow-side code, deterministic. Each call is one `invoke_tool` activity under the
 workflow's retry policy; a tool that is not idempotent is never run twice, and the model
-reads `tool_not_retried` instead. A call that returns a command changes the task's state:
-delegation commands start or signal stand-ins, the others go to `CommandApplier`, and a
-changed plan is queued for the store. The result, if any, joins the conversation.
+reads `tool_not_retried` instead. What a call returns (its result, and for an intrinsic
+the command that changes the task) goes back to the workflow, which applies it.
 """
 
 from __future__ import annotations
@@ -17,8 +16,9 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from a2a.types import Task
+
     from tiny_harness.errors import ToolNotRetriedError
-    from tiny_harness.harness.models.llm import ToolResultItem
     from tiny_harness.harness.settings.retry import NOT_IDEMPOTENT_POLICY
     from tiny_harness.harness.tasks.extension import ext_of
     from tiny_harness.harness.tools.definition import (
@@ -28,15 +28,8 @@ with workflow.unsafe.imports_passed_through():
         ToolResult,
     )
     from tiny_harness.service.durable.activities.task import TaskActivities, ToolOutcome
-    from tiny_harness.service.durable.payloads import InvokeToolInput, TaskRun, TaskStart
-    from tiny_harness.service.durable.workflows import read_model
+    from tiny_harness.service.durable.payloads import InvokeToolInput, LoopState, TaskStart
     from tiny_harness.service.durable.workflows.attempts import Attempts
-    from tiny_harness.service.durable.workflows.commands import CommandApplier
-    from tiny_harness.service.durable.workflows.delegation import Delegation
-    from tiny_harness.service.durable.workflows.log_writer import LogWriter
-
-DELEGATION_COMMANDS = frozenset({"spawn_subtask", "reply_subtask", "create_participant_task"})
-"""Commands the delegation applies (they start or signal stand-in workflows)."""
 
 _TIMEOUT = timedelta(minutes=5)
 
@@ -45,53 +38,19 @@ class ToolRunner:
     """Runs one task run's tool calls."""
 
     def __init__(
-        self,
-        start: TaskStart,
-        run: TaskRun,
-        attempts: Attempts,
-        commands: CommandApplier,
-        delegation: Delegation,
-        writer: LogWriter,
-        *,
-        cancelled: Callable[[], bool],
+        self, start: TaskStart, attempts: Attempts, *, cancelled: Callable[[], bool]
     ) -> None:
+        """`cancelled` says whether the task is being cancelled: a failed call then ends
+        the run instead of being told to the model."""
         self._start = start
-        self._run = run
         self._attempts = attempts
-        self._commands = commands
-        self._delegation = delegation
-        self._writer = writer
         self._cancelled = cancelled
         self.offered: dict[str, ToolDefinition] = {}
         """The tools of the request the calls answer, by name (their idempotency)."""
 
-    async def run(self, call: ToolCall) -> None:
-        """Run `call`, apply its command if any, and add its result to the conversation."""
-        outcome = await self._invoke(call)
-        result: ToolResult | None = outcome.result
-        command = outcome.command
-        if command is not None and command.kind in DELEGATION_COMMANDS:
-            result = await self._delegation.apply(command)
-        elif command is not None:
-            plan = self._run.plan
-            result = self._commands.apply(command)
-            if self._run.plan is not plan:
-                self._run.plan_revision += 1
-                record = read_model.plan_record(self._run, workflow.now())
-                if record is not None:
-                    self._writer.add(record)
-        if result is not None:
-            self._run.conversation.append(
-                ToolResultItem(
-                    call_id=result.call_id,
-                    name=result.name,
-                    text=result.text,
-                    is_error=result.is_error,
-                )
-            )
-
-    async def _invoke(self, call: ToolCall) -> ToolOutcome:
-        loaded = tuple(s.name for s in self._run.loaded_skills)
+    async def invoke(self, call: ToolCall, loop: LoopState, task: Task) -> ToolOutcome:
+        """Run `call`: its result, and for an intrinsic its command."""
+        loaded = tuple(s.name for s in loop.loaded_skills)
         offered = self.offered.get(call.name)
 
         def attempt_once(attempt: int) -> Awaitable[ToolOutcome]:
@@ -102,9 +61,9 @@ class ToolRunner:
                     call=call,
                     loaded_skills=loaded,
                     attempt=attempt,
-                    iteration=self._run.llm_calls,
+                    iteration=loop.llm_calls,
                     # Who may be asked, and what each must do, when the harness decides.
-                    task=ext_of(self._run.task) if call.name == "ask_participant" else None,
+                    task=ext_of(task) if call.name == "ask_participant" else None,
                 ),
                 start_to_close_timeout=_TIMEOUT,
                 heartbeat_timeout=self._start.retries.heartbeat_timeout,
