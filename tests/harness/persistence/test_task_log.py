@@ -14,10 +14,13 @@ import pytest
 from a2a.types import Message, Part, Role, StreamResponse, Task, TaskState
 from pydantic import BaseModel
 
+from tiny_harness.errors import StoreError
+from tiny_harness.harness.models.llm import AssistantItem, InputItem, ToolResultItem, UserItem
 from tiny_harness.harness.persistence.records import RecordKind
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import LogWrite, TaskRecord
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
+from tiny_harness.harness.tools.definition import ToolCall
 from tiny_harness.service.durable.workflows.events import (
     agent_message,
     apply_event,
@@ -44,8 +47,14 @@ class Log:
         self.task = new_task(task_id, "ctx", T0)
         self.seq = 0
         self.messages = 0
+        self.items = 0
 
-    def step(self, *events: StreamResponse, messages: tuple[Message, ...] = ()) -> LogWrite:
+    def step(
+        self,
+        *events: StreamResponse,
+        messages: tuple[Message, ...] = (),
+        items: tuple[InputItem, ...] = (),
+    ) -> LogWrite:
         joined = list(messages)
         for event in events:
             message = fold(self.task, event)
@@ -59,10 +68,13 @@ class Log:
             events=events,
             first_message=self.messages,
             messages=tuple(joined),
+            first_item=self.items,
+            items=items,
             updated_at=T0,
         )
         self.seq += len(events)
         self.messages += len(joined)
+        self.items += len(items)
         return write
 
     def status(self, state: TaskState, text: str | None = None) -> StreamResponse:
@@ -190,9 +202,37 @@ async def test_a_waiter_on_a_log_already_past_returns_at_once(store: SqliteStore
     await asyncio.wait_for(store.wait_for_log("t-1", 1), timeout=30)
 
 
+async def test_a_tasks_conversation_is_read_by_range_as_written(store: SqliteStore) -> None:
+    log = Log()
+    asked = UserItem(message_id="u-go", text="go")
+    answer = AssistantItem(text="", tool_calls=(ToolCall(call_id="c1", name="t", arguments={}),))
+    result = ToolResultItem(call_id="c1", name="t", text="x" * 100_000)
+    first = log.step(task_event(log.task), items=(asked, answer))
+    await store.write_log(first)
+    await store.write_log(log.step(log.status(TaskState.TASK_STATE_WORKING), items=(result,)))
+    late = first.model_copy(update={"items": (UserItem(message_id="other", text="no"),)})
+    await store.write_log(late)  # a retried step keeps what was written under its numbers
+
+    assert await store.conversation("t-1", 0, 3) == (asked, answer, result)
+    assert await store.conversation("t-1", 1, 2) == (answer,)
+    assert await store.conversation("t-1", 3, 3) == ()
+
+
+async def test_a_conversation_read_past_what_is_stored_is_refused(store: SqliteStore) -> None:
+    log = Log()
+    only = UserItem(message_id="a", text="a")
+    await store.write_log(log.step(task_event(log.task), items=(only,)))
+
+    with pytest.raises(StoreError, match="not all stored"):
+        await store.conversation("t-1", 0, 2)
+    with pytest.raises(StoreError, match="not all stored"):
+        await store.conversation("t-2", 0, 1)
+
+
 async def test_an_expired_task_goes_with_its_log_and_history(store: SqliteStore) -> None:
     log = Log()
-    await store.write_log(log.step(task_event(log.task), messages=(user("go"),)))
+    item = UserItem(message_id="u-go", text="go")
+    await store.write_log(log.step(task_event(log.task), messages=(user("go"),), items=(item,)))
     await store.write_log(log.step(log.status(TaskState.TASK_STATE_COMPLETED, "Done.")))
 
     assert await store.delete_expired(RecordKind.TASK, T0 + timedelta(days=1)) == 1
@@ -200,8 +240,9 @@ async def test_an_expired_task_goes_with_its_log_and_history(store: SqliteStore)
     assert await store.get_task("t-1") is None
     assert await store.task_events("t-1", 0) == ()
     with closing(sqlite3.connect(store.path)) as connection:
-        left = connection.execute("SELECT COUNT(*) FROM task_messages").fetchone()
-    assert left == (0,)
+        messages = connection.execute("SELECT COUNT(*) FROM task_messages").fetchone()
+        items = connection.execute("SELECT COUNT(*) FROM task_items").fetchone()
+    assert (messages, items) == ((0,), (0,))
 
 
 async def test_put_task_keeps_the_whole_task_with_its_history(store: SqliteStore) -> None:

@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from a2a.client import Client as A2AClient
 from a2a.helpers import get_message_text
 from a2a.types import (
@@ -29,6 +30,7 @@ from tests.support import (
     stored_log,
     user_message,
 )
+from tiny_harness.errors import FinalTaskError
 
 SLOW = "turns:\n  - text: too late\n    delay_seconds: 30\n"
 ASK = """
@@ -91,6 +93,23 @@ async def test_repeated_message_id_is_taken_once(temporal_client: Client, tmp_pa
         final = await client.get_task(GetTaskRequest(id=task.id))
         assert final.status.state == TaskState.TASK_STATE_COMPLETED
     assert [get_message_text(m) for m in final.history].count("yes") == 1
+
+
+async def test_message_sent_again_after_the_task_ended_is_a_duplicate(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with running_harness(temporal_client, tmp_path, ASK) as harness:
+        client = await harness.client()
+        events = await collect(client.send_message(send_request("start")))
+        task = events[0].task
+        reply = user_message("yes", task_id=task.id)
+        assert not (await harness.gateway.send(task.id, reply)).duplicate
+        await asyncio.wait_for(temporal_client.get_workflow_handle(task.id).result(), 20)
+        again = await harness.gateway.send(task.id, reply)
+        assert again.duplicate
+        assert again.task.status.state == TaskState.TASK_STATE_COMPLETED
+        with pytest.raises(FinalTaskError):
+            await harness.gateway.send(task.id, user_message("and more", task_id=task.id))
 
 
 MANY_STEPS = (

@@ -26,7 +26,7 @@ import binascii
 import contextlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +35,7 @@ from a2a.types import StreamResponse
 
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.entities import EntityKind, EntityRef
+from tiny_harness.harness.models.llm import InputItem
 from tiny_harness.harness.persistence import sqlite_blobs, sqlite_records, sqlite_tasks
 from tiny_harness.harness.persistence.records import Record, RecordKind
 from tiny_harness.harness.persistence.sqlite_file import (
@@ -53,10 +54,11 @@ from tiny_harness.harness.persistence.store import (
 )
 from tiny_harness.harness.tasks.extension import TASK_EXT_KEY
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The schema this module writes, kept in `PRAGMA user_version` (2 added the record
 tables, 3 the blob and tool result tables, 4 moved each task's events and history out of
-its row into their own tables; an older file is upgraded in place)."""
+its row into their own tables, 5 added each task's conversation; an older file is upgraded
+in place)."""
 
 _SCHEMA = (*sqlite_tasks.SCHEMA, *sqlite_records.schema(), *sqlite_blobs.SCHEMA)
 
@@ -140,6 +142,16 @@ class SqliteStore(Store):
             return sqlite_tasks.events(connection, task_id, max(cursor, 0), limit)
 
         return await self._call(f"read the log of task {task_id!r}", select)
+
+    async def conversation(
+        self, task_id: str, start: int, end: int, *, picked: Sequence[int] = ()
+    ) -> tuple[InputItem, ...]:
+        """The items numbered `picked`, then items `start` to `end` (not included)."""
+
+        def select(connection: sqlite3.Connection) -> tuple[InputItem, ...]:
+            return sqlite_tasks.conversation(connection, task_id, picked, start, end)
+
+        return await self._call(f"read the conversation of task {task_id!r}", select)
 
     async def wait_for_log(self, task_id: str, beyond: int) -> None:
         """Return once the log holds more than `beyond` events: woken by this store's

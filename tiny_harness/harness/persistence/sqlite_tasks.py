@@ -3,11 +3,12 @@
     tasks          id ─ context_id ─ state ─ version ─ updated_at ─ json (no history)
     task_events    task_id ─ seq ─ json      the stream, numbered from 0
     task_messages  task_id ─ n ─ json        the history, numbered from 0
+    task_items     task_id ─ n ─ json        the conversation, numbered from 0
 
 A task's `updated_at` column is the time of its last status change (its status timestamp;
 the record's `updated_at` for a task without one), the listing's order. A step of the log
-(`write_log`) is one transaction: its events and messages (kept if already there, so a
-retried write changes nothing) and the task's row (unless a higher version is stored). The
+(`write_log`) is one transaction: its events, messages and items (kept if already there,
+so a retried write changes nothing) and the task's row (unless a higher version is stored). The
 functions run on a connection the store hands them, under its lock.
 """
 
@@ -23,9 +24,10 @@ from typing import Final
 from a2a.types import Message, StreamResponse, Task
 from google.protobuf import json_format
 from google.protobuf.message import Message as ProtoMessage
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from tiny_harness.errors import StoreError
+from tiny_harness.harness.models.llm import InputItem
 from tiny_harness.harness.persistence.sqlite_file import integer_of, text_of, utc_text
 from tiny_harness.harness.persistence.store import LogWrite, TaskRecord
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
@@ -61,7 +63,17 @@ SCHEMA: Final = (
         PRIMARY KEY (task_id, n)
     )
     """,
+    """
+    CREATE TABLE IF NOT EXISTS task_items (
+        task_id TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        json TEXT NOT NULL,
+        PRIMARY KEY (task_id, n)
+    )
+    """,
 )
+
+_ITEM: TypeAdapter[InputItem] = TypeAdapter(InputItem)
 
 _FINALS: Final = ", ".join(str(int(state)) for state in sorted(FINAL))
 
@@ -171,6 +183,34 @@ def events(
     return tuple(found)
 
 
+def conversation(
+    connection: sqlite3.Connection, task_id: str, picked: Sequence[int], start: int, end: int
+) -> tuple[InputItem, ...]:
+    """The task's conversation items `picked` (in that order), then `start` to `end` (not
+    included); `StoreError` when one is missing."""
+    found: dict[int, str] = {}
+    if picked:
+        marks = ", ".join("?" * len(picked))
+        rows: list[tuple[object, ...]] = connection.execute(
+            f"SELECT n, json FROM task_items WHERE task_id = ? AND n IN ({marks})",  # noqa: S608
+            (task_id, *picked),
+        ).fetchall()
+        found |= {integer_of(row[0], "n"): text_of(row[1], "json") for row in rows}
+    rows = connection.execute(
+        "SELECT n, json FROM task_items WHERE task_id = ? AND n >= ? AND n < ?",
+        (task_id, start, end),
+    ).fetchall()
+    found |= {integer_of(row[0], "n"): text_of(row[1], "json") for row in rows}
+    numbers = [*picked, *range(start, end)]
+    missing = [n for n in numbers if n not in found]
+    if missing:
+        raise StoreError(
+            f"task {task_id!r}: conversation items are not all stored "
+            f"({len(missing)} of {len(numbers)} missing, the first {missing[0]})"
+        )
+    return tuple(_item(found[n], task_id) for n in numbers)
+
+
 def version(connection: sqlite3.Connection, task_id: str) -> int | None:
     """How many events the task's log holds, or None for a task the store never saw."""
     row: tuple[object, ...] | None = connection.execute(
@@ -189,6 +229,7 @@ def delete_expired(connection: sqlite3.Connection, before: str) -> int:
     gone = [(text_of(row[0], "id"),) for row in rows]
     connection.executemany("DELETE FROM task_events WHERE task_id = ?", gone)
     connection.executemany("DELETE FROM task_messages WHERE task_id = ?", gone)
+    connection.executemany("DELETE FROM task_items WHERE task_id = ?", gone)
     return len(gone)
 
 
@@ -245,6 +286,13 @@ def _add_step(connection: sqlite3.Connection, write: LogWrite) -> None:
         [(write.task_id, write.first_seq + i, _json(e)) for i, e in enumerate(write.events)],
     )
     _add_messages(connection, write.task_id, write.first_message, write.messages)
+    connection.executemany(
+        "INSERT OR IGNORE INTO task_items (task_id, n, json) VALUES (?, ?, ?)",
+        [
+            (write.task_id, write.first_item + i, _ITEM.dump_json(item).decode())
+            for i, item in enumerate(write.items)
+        ],
+    )
     _put_row(connection, _without_history(write.task), write.version, write.updated_at)
 
 
@@ -303,6 +351,14 @@ def _parse[P: ProtoMessage](kind: type[P], document: str, task_id: str) -> P:
     except json_format.ParseError as exc:
         # The message names the problem only: the document holds user content.
         raise StoreError(f"a stored {kind.__name__} of task {task_id!r} is unreadable") from exc
+
+
+def _item(document: str, task_id: str) -> InputItem:
+    try:
+        return _ITEM.validate_json(document)
+    except ValidationError as exc:
+        # The message names the problem only: the document holds the conversation.
+        raise StoreError(f"a stored conversation item of task {task_id!r} is unreadable") from exc
 
 
 def _validated[M: BaseModel](model: type[M], document: str, task_id: str) -> M:

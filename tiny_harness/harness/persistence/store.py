@@ -2,16 +2,22 @@
 
 Temporal history is the replay source of a task; the store is what every reader reads. The
 workflow writes its task's log there as it grows (`write_log`, one `LogWrite` per step:
-the new events, the messages that joined the task's history, and the task as they leave
-it), so streams, SubscribeToTask, GetTask and ListTasks read the store and never the
-workflow, and `wait_for_log` wakes a reader when the log grows. The task-scoped records of
-`records.py` (plans, state, inbox audit, compactions, stored tool results) are written as
-they happen; the A2A server records channel messages before their task is given them. A
-record never holds a secret: every field is typed and none is a credential.
+the new events, the messages that joined the task's history, the items that joined the
+conversation its model reads, and the task as they leave it), so streams,
+SubscribeToTask, GetTask and ListTasks read the store and never the workflow, and
+`wait_for_log` wakes a reader when the log grows. The task-scoped records of `records.py`
+(plans, state, inbox audit, compactions, stored tool results) are written as they happen;
+the A2A server records channel messages before their task is given them. A record never
+holds a secret: every field is typed and none is a credential.
 
     tasks     the task as its log leaves it, without its history   (get_task, list_tasks)
     events    the A2A events of its stream, numbered from 0         (task_events)
     messages  its history, numbered from 0                          (get_task)
+    items     the conversation its model reads, numbered from 0    (conversation)
+
+The conversation is only ever appended to (a compaction appends its summary, and the
+workflow reads the summary, the items it kept and what came after), so the store keeps
+every item the model was given.
 
 The store also keeps blobs: the large payloads Temporal refers to by digest instead of
 carrying them (`service/durable/payload_store.py`). A blob is stored once per content,
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 from abc import abstractmethod
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Final
 
@@ -29,6 +36,7 @@ from a2a.types import Message, StreamResponse, Task
 from pydantic import BaseModel, Field
 
 from tiny_harness.harness.entities import Entity, EntityKind
+from tiny_harness.harness.models.llm import InputItem
 from tiny_harness.harness.persistence.records import Record, RecordKind
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
 
@@ -56,14 +64,17 @@ class TaskRecord(BaseModel, frozen=True):
 
 class LogWrite(BaseModel, frozen=True):
     """One step of a task's log, written at once: `events` numbered from `first_seq`, the
-    `messages` that joined its history numbered from `first_message`, and `task`, the task
-    as they leave it (its history aside: the store keeps that as the messages come)."""
+    `messages` that joined its history numbered from `first_message`, the `items` that
+    joined its conversation numbered from `first_item`, and `task`, the task as they leave
+    it (its history aside: the store keeps that as the messages come)."""
 
     task: ProtoJson[Task]
     first_seq: int = Field(ge=0)
     events: tuple[ProtoJson[StreamResponse], ...] = ()
     first_message: int = Field(ge=0)
     messages: tuple[ProtoJson[Message], ...] = ()
+    first_item: int = Field(default=0, ge=0)
+    items: tuple[InputItem, ...] = ()
     updated_at: datetime
 
     @property
@@ -129,9 +140,10 @@ class Store(Entity):
 
     @abstractmethod
     async def write_log(self, write: LogWrite) -> bool:
-        """Add one step to the task's log, all of it or none: its events and messages (one
-        already stored under its number is kept, so a retried write changes nothing), and
-        the task unless the stored one has a higher version. Wakes `wait_for_log`.
+        """Add one step to the task's log, all of it or none: its events, messages and
+        conversation items (one already stored under its number is kept, so a retried
+        write changes nothing), and the task unless the stored one has a higher version.
+        Wakes `wait_for_log`.
 
         Returns True when this write ended the task: the stored task was not final before
         and is now.
@@ -150,6 +162,16 @@ class Store(Entity):
         self, task_id: str, cursor: int, limit: int = EVENTS_PAGE
     ) -> tuple[StreamResponse, ...]:
         """Up to `limit` events of the task's log from number `cursor` on, in order."""
+
+    @abstractmethod
+    async def conversation(
+        self, task_id: str, start: int, end: int, *, picked: Sequence[int] = ()
+    ) -> tuple[InputItem, ...]:
+        """The items of the task's conversation numbered `picked`, in that order, then
+        items `start` to `end` (not included) in order.
+
+        Raises `StoreError` when one of them is not stored.
+        """
 
     @abstractmethod
     async def wait_for_log(self, task_id: str, beyond: int) -> None:
@@ -199,10 +221,10 @@ class Store(Entity):
         """Delete the records of `kind` last written before `before`; how many went.
 
         Tasks count from their terminal state: a task that is not final is never deleted,
-        however old, and neither are its plan and state records. A task goes with its log
-        and history. Deleting tasks also deletes the claims on blobs of tasks the store no
-        longer holds (a task deleted now, or one it never held) that were stored before
-        `before`, and every blob no claim is left on.
+        however old, and neither are its plan and state records. A task goes with its log,
+        history and conversation. Deleting tasks also deletes the claims on blobs of tasks
+        the store no longer holds (a task deleted now, or one it never held) that were
+        stored before `before`, and every blob no claim is left on.
         """
 
     @abstractmethod

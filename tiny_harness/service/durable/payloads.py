@@ -7,12 +7,14 @@ A2A types travel as `ProtoJson` fields, never as copies of their fields.
 
 from __future__ import annotations
 
+from typing import Final
+
 from a2a.types import Message, StreamResponse, Task
 from pydantic import BaseModel, Field
 
 from tiny_harness.harness.context.compaction import CompactionRecord
 from tiny_harness.harness.context.window import UsageMark
-from tiny_harness.harness.models.llm import InputItem, LLMRequest, UserItem
+from tiny_harness.harness.models.llm import LLMRequest, UserItem
 from tiny_harness.harness.models.prices import ModelPrice
 from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.persistence.store import LogWrite
@@ -74,6 +76,17 @@ class SubtaskRow(BaseModel, frozen=True):
     """What the sub-task used, once it reported it (only a sub-task on this harness does)."""
 
 
+class Intake(BaseModel, frozen=True):
+    """One message drained from the mailbox, to be taken in before the next model call;
+    `reply_to` is the question (tool call id) it answers, if it answers one."""
+
+    message: ProtoJson[Message]
+    reply_to: str | None = None
+    action_lines: tuple[str, ...] | None = None
+    """The model's lines for the message's A2UI actions, as the workflow parsed them when
+    it took the message (None: parse them at intake, for a message an earlier run took)."""
+
+
 class LogState(BaseModel):
     """The task as its log describes it, and how far the log and history go: `TaskLog`'s
     alone (the task changes only through it). The log and the history are the store's."""
@@ -83,24 +96,42 @@ class LogState(BaseModel):
     """Events recorded so far: the sequence number of the next one, gap-free across runs."""
     history_length: int = Field(default=0, ge=0)
     """Messages in the task's history so far."""
+    conversation_length: int = Field(default=0, ge=0)
+    """Items in the task's conversation so far (the store's, like its log)."""
+
+
+SEEN_MESSAGE_IDS: Final = 1_000
+"""How many of the newest message ids a task remembers, to take a message sent again once."""
 
 
 class LoopState(BaseModel, frozen=True):
     """What the loop knows besides the task: the workflow's, which replaces it whole with
-    each change (`model_copy`); its helpers read it and return what changed."""
+    each change (`model_copy`); its helpers read it and return what changed. It is bounded
+    whatever the conversation: the conversation is the store's, the state holds where the
+    model's part of it begins."""
 
-    conversation: tuple[InputItem, ...] = ()
+    conversation_head: tuple[int, ...] = ()
+    """The items the newest compaction left at the head of the conversation the model
+    reads (its summary, then what it kept), by their numbers in the store."""
+    conversation_start: int = Field(default=0, ge=0)
+    """Where the rest of the conversation the model reads begins: 0, or just after the
+    newest compaction's summary."""
     plan: Plan | None = None
     plan_revision: int = 0
     """How many times the plan changed: the version of the store's plan record."""
     mailbox: tuple[ProtoJson[Message], ...] = ()
+    intakes: tuple[Intake, ...] = ()
+    """Messages drained from the mailbox, to be taken in by the next preparation."""
     seen_message_ids: tuple[str, ...] = ()
+    """The newest `SEEN_MESSAGE_IDS` message ids taken."""
     pending_question: PendingQuestion | None = None
     cancel_reason: str | None = None
     loaded_skills: tuple[LoadedSkill, ...] = ()
     usage_mark: UsageMark | None = None
     llm_calls: int = 0
-    compactions: tuple[CompactionRecord, ...] = ()
+    compactions: int = 0
+    summary: str | None = None
+    """The newest compaction's summary (its records are the store's)."""
     subtasks: tuple[SubtaskRow, ...] = ()
     notes: tuple[UserItem, ...] = ()
     """What the model is to be told before its next call (sub-task news)."""
@@ -163,22 +194,17 @@ class TaskSnapshot(BaseModel, frozen=True):
     version: int
 
 
-class Intake(BaseModel, frozen=True):
-    """One message drained from the mailbox, to be taken in before the next model call;
-    `reply_to` is the question (tool call id) it answers, if it answers one."""
-
-    message: ProtoJson[Message]
-    reply_to: str | None = None
-    action_lines: tuple[str, ...] | None = None
-    """The model's lines for the message's A2UI actions, as the workflow parsed them when
-    it took the message (None: parse them at intake, for a message an earlier run took)."""
-
-
 class AssembleInput(BaseModel, frozen=True):
-    """What a turn's context is assembled from (`prepare_turn`, `compact`)."""
+    """What a turn's context is assembled from (`prepare_turn`, `compact`): the items
+    numbered `conversation_head`, then `conversation_start` to `conversation_end`, of the
+    task's conversation, which the store holds by the time the activity reads them
+    (`prepare_turn` writes its step first; a compaction follows a flush), and what else the
+    window shows."""
 
     task_id: str
-    conversation: tuple[InputItem, ...]
+    conversation_head: tuple[int, ...] = ()
+    conversation_start: int = Field(ge=0)
+    conversation_end: int = Field(ge=0)
     plan: Plan | None = None
     loaded_skills: tuple[LoadedSkill, ...] = ()
     previous: UsageMark | None = None
@@ -203,9 +229,12 @@ class CompactInput(BaseModel, frozen=True):
 
 
 class CompactOutcome(BaseModel, frozen=True):
-    """The compacted conversation and its record, or why nothing was folded (`skipped`)."""
+    """What a compaction folded: the summary item that opens the conversation from now on,
+    the numbers of the stored items it keeps after it, and its record; or why nothing was
+    folded (`skipped`)."""
 
-    conversation: tuple[InputItem, ...] = ()
+    summary: UserItem | None = None
+    kept: tuple[int, ...] = ()
     record: CompactionRecord | None = None
     skipped: str | None = None
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import logging
 
+from pydantic import BaseModel
+
 from tiny_harness.errors import CompactionError
 from tiny_harness.harness.context.compaction import (
     CompactionRecord,
@@ -24,7 +26,12 @@ from tiny_harness.harness.context.compaction import (
     split,
     summary_request,
 )
-from tiny_harness.harness.context.window import ContextWindow, ContextWindowManager, leading_summary
+from tiny_harness.harness.context.window import (
+    ContextWindow,
+    ContextWindowManager,
+    UsageMark,
+    leading_summary,
+)
 from tiny_harness.harness.hooks import (
     CompactionKeepIn,
     CompactionSummariseIn,
@@ -34,9 +41,16 @@ from tiny_harness.harness.hooks import (
     Phase,
 )
 from tiny_harness.harness.models.llm import InputItem
+from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.runtime.harness import Harness
+from tiny_harness.harness.tasks.plan import Plan
 from tiny_harness.service.durable.activities.beats import heartbeating
-from tiny_harness.service.durable.payloads import AssembleInput, CompactInput, CompactOutcome
+from tiny_harness.service.durable.payloads import (
+    AssembleInput,
+    CompactInput,
+    CompactOutcome,
+    LoadedSkill,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +58,37 @@ WINDOWS = ContextWindowManager()
 """Stateless: one manager serves every task of the worker."""
 
 
-async def window_of(harness: Harness, data: AssembleInput) -> ContextWindow:
+class Assembly(BaseModel, frozen=True):
+    """What a turn's window is built from, its conversation read from the store."""
+
+    task_id: str
+    conversation: tuple[InputItem, ...]
+    plan: Plan | None = None
+    loaded_skills: tuple[LoadedSkill, ...] = ()
+    previous: UsageMark | None = None
+
+
+async def assembly_of(
+    store: Store, data: AssembleInput, taken: tuple[InputItem, ...] = ()
+) -> Assembly:
+    """`data` with its conversation read from `store`, and the items just `taken` in after
+    it (not written yet)."""
+    stored = await store.conversation(
+        data.task_id,
+        data.conversation_start,
+        data.conversation_end,
+        picked=data.conversation_head,
+    )
+    return Assembly(
+        task_id=data.task_id,
+        conversation=(*stored, *taken),
+        plan=data.plan,
+        loaded_skills=data.loaded_skills,
+        previous=data.previous,
+    )
+
+
+async def window_of(harness: Harness, data: Assembly) -> ContextWindow:
     """The turn's window: system prompt, skills, plan, conversation, every offered tool."""
     tools = await harness.base_tools()
     skill_tools = tuple(t for skill in data.loaded_skills for t in skill.tools)
@@ -81,10 +125,10 @@ async def needs_compaction(harness: Harness, task_id: str, window: ContextWindow
 
 async def compact(harness: Harness, data: CompactInput) -> CompactOutcome:
     """Fold the oldest conversation into a summary; `skipped` says why nothing was folded."""
-    context = data.context
+    context = await assembly_of(await harness.store(), data.context)
     window = await window_of(harness, context)
     conversation = context.conversation
-    removed = await _choose(harness, data, window)
+    removed = await _choose(harness, data, context, window)
     try:
         removed, _ = split(conversation, removed)
     except CompactionError as error:
@@ -100,7 +144,9 @@ async def compact(harness: Harness, data: CompactInput) -> CompactOutcome:
         return CompactOutcome(skipped=f"{error.code}: {error.message}")
     after = await window_of(harness, context.model_copy(update={"conversation": compacted}))
     opening = leading_summary(compacted)
-    ordinal = int(opening.message_id.rsplit(":", 1)[1]) if opening is not None else 1
+    if opening is None:  # apply_summary opens what it returns with the summary
+        return CompactOutcome(skipped="the compacted conversation has no summary")
+    ordinal = int(opening.message_id.rsplit(":", 1)[1])
     record = CompactionRecord(
         task_id=context.task_id,
         context_id=data.context_id,
@@ -118,11 +164,32 @@ async def compact(harness: Harness, data: CompactInput) -> CompactOutcome:
         record.tokens_before,
         record.tokens_after,
     )
-    return CompactOutcome(conversation=compacted, record=record)
+    kept = _kept_numbers(context_numbers(data.context), conversation, removed)
+    return CompactOutcome(summary=opening, kept=kept, record=record)
+
+
+def _kept_numbers(
+    numbers: tuple[int, ...], conversation: tuple[InputItem, ...], removed: tuple[InputItem, ...]
+) -> tuple[int, ...]:
+    """The store's numbers of the items a fold keeps: `removed` matched in order, earliest
+    match first, as `split` matched it."""
+    left = list(removed)
+    kept: list[int] = []
+    for number, item in zip(numbers, conversation, strict=True):
+        if left and item == left[0]:
+            left.pop(0)
+        else:
+            kept.append(number)
+    return tuple(kept)
+
+
+def context_numbers(data: AssembleInput) -> tuple[int, ...]:
+    """The store's number of each item of the conversation `data` names, in order."""
+    return (*data.conversation_head, *range(data.conversation_start, data.conversation_end))
 
 
 async def _choose(
-    harness: Harness, data: CompactInput, window: ContextWindow
+    harness: Harness, data: CompactInput, context: Assembly, window: ContextWindow
 ) -> tuple[InputItem, ...]:
     """compaction.keep.in: the items to fold (default: all but the newest few)."""
 
@@ -135,7 +202,7 @@ async def _choose(
         correlation_id=f"{data.context.task_id}:keep",
         attempt=data.attempt,
         window=window,
-        conversation=data.context.conversation,
+        conversation=context.conversation,
     )
     point = HookPoint(Operation.COMPACTION_KEEP, Phase.IN)
     return (await harness.hooks.run_body(point, ctx, default)).result or ()

@@ -63,7 +63,6 @@ from tiny_harness.service.durable.activities.beats import heartbeating
 from tiny_harness.service.durable.activities.help import route_question
 from tiny_harness.service.durable.payloads import (
     AssembledContext,
-    AssembleInput,
     CompactInput,
     CompactOutcome,
     DispatchInput,
@@ -153,9 +152,8 @@ class TaskActivities:
         items = tuple([await self._take_in(data.task_id, intake) for intake in data.messages])
         assembled = None
         if data.context is not None:
-            conversation = (*data.context.conversation, *items)
-            context = data.context.model_copy(update={"conversation": conversation})
-            assembled = await self._assemble(context)
+            store = await self._harness.store()
+            assembled = await self._assemble(await bodies.assembly_of(store, data.context, items))
         return PreparedTurn(items=items, assembled=assembled, points=self._points())
 
     async def _take_in(self, task_id: str, intake: Intake) -> UserItem:
@@ -180,7 +178,7 @@ class TaskActivities:
         text = "\n".join([get_message_text(message), *lines]).strip()
         return UserItem(message_id=message.message_id, text=text, reply_to=intake.reply_to)
 
-    async def _assemble(self, data: AssembleInput) -> AssembledContext:
+    async def _assemble(self, data: bodies.Assembly) -> AssembledContext:
         """Build this turn's request through the context window manager (stable sections
         first: the cacheable prefix; tool output as delimited untrusted data) and ask
         compaction.trigger whether it must be compacted first."""

@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 
-from a2a.types import Message
+from a2a.types import Message, Task
 from temporalio.client import (
     Client,
     WithStartWorkflowOperation,
@@ -148,7 +148,12 @@ class TaskGateway:
         except RPCError as error:
             if error.status != RPCStatusCode.NOT_FOUND:
                 raise
-            if await self._store.get_task(task_id) is not None or await self._closed(task_id):
+            record = await self._store.get_task(task_id)
+            if record is not None and _holds(record.task, message.message_id):
+                # A sender retrying a message the task took before it ended: the same
+                # answer as while it ran, not a refusal of a message it has.
+                return _taken_already(record)
+            if record is not None or await self._closed(task_id):
                 raise FinalTaskError(
                     f"task {task_id} is final and takes no more messages"
                 ) from error
@@ -243,6 +248,17 @@ class TaskGateway:
 
     def _handle(self, task_id: str) -> WorkflowHandle[TaskWorkflow, TaskSnapshot]:
         return self._client.get_workflow_handle_for(TaskWorkflow.run, task_id)
+
+
+def _holds(task: Task, message_id: str) -> bool:
+    return any(message.message_id == message_id for message in task.history)
+
+
+def _taken_already(record: TaskRecord) -> InboxReceipt:
+    task = Task()
+    task.CopyFrom(record.task)
+    del task.history[:]
+    return InboxReceipt(task=task, cursor=record.version, duplicate=True)
 
 
 def _refusal(task_id: str, error: WorkflowUpdateFailedError) -> Exception:

@@ -20,7 +20,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.context.compaction import CompactionRecord
-    from tiny_harness.harness.models.llm import InputItem
+    from tiny_harness.harness.models.llm import UserItem
     from tiny_harness.service.durable.activities.task import HOOK_ABORT_ERROR, TaskActivities
     from tiny_harness.service.durable.payloads import (
         AssembleInput,
@@ -35,9 +35,11 @@ _TIMEOUT = timedelta(minutes=5)
 
 @dataclass(frozen=True)
 class Compacted:
-    """What a compaction folded: the conversation from now on, and its record."""
+    """What a compaction folded: the summary that opens the conversation from now on, the
+    numbers of the stored items it keeps after it, and its record."""
 
-    conversation: tuple[InputItem, ...]
+    summary: UserItem
+    kept: tuple[int, ...]
     record: CompactionRecord
 
 
@@ -74,9 +76,9 @@ class Compactor:
                 cause or error,
             )
             return None
-        if outcome.record is None:
+        if outcome.record is None or outcome.summary is None:
             workflow.logger.info(
                 "task %s: nothing compacted (%s)", self._start.task_id, outcome.skipped
             )
             return None
-        return Compacted(conversation=outcome.conversation, record=outcome.record)
+        return Compacted(summary=outcome.summary, kept=outcome.kept, record=outcome.record)

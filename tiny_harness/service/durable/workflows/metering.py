@@ -41,6 +41,17 @@ def with_sub_tasks(usage: TaskUsage, totals: Iterable[UsageTotals]) -> TaskUsage
     return usage if summed == usage.sub_tasks else usage.model_copy(update={"sub_tasks": summed})
 
 
+def out_of_calls(calls: int, limit: int) -> str | None:
+    """Why the task must stop, when its model was called `loop.max_model_calls` times
+    without finishing it; else None."""
+    if calls < limit:
+        return None
+    return (
+        f"The model was called {calls} times without finishing the task "
+        f"(the limit is loop.max_model_calls = {limit})."
+    )
+
+
 def over_budget(usage: TaskUsage, limit: int | None) -> str | None:
     """Why the task must stop, when its tokens passed `loop.max_task_tokens`; else None."""
     used = usage.total.tokens

@@ -29,6 +29,16 @@ class Milestones:
     def __init__(self, task_id: str) -> None:
         self._task_id = task_id
 
+    def asked(self, call_id: str) -> None:
+        """help.requested, pre: the task asks a question (its call's id)."""
+        self.mark(
+            Operation.HELP_REQUESTED, call_id, outcome="asked", detail="a question", phase=Phase.PRE
+        )
+
+    def answered(self, call_id: str) -> None:
+        """help.requested, post: the question (its call's id) was answered."""
+        self.mark(Operation.HELP_REQUESTED, call_id, outcome="answered", detail="reply")
+
     def mark(
         self,
         operation: Operation,

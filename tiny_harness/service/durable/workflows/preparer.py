@@ -1,19 +1,21 @@
 """`Preparer`: the workflow side of `prepare_turn`, the one local activity before a model call.
 
-    mailbox ─ drain ─► queued ──┐
+    mailbox ─ drain ─► intakes ─┐
     the log so far (take) ──────┼─► prepare_turn ─► each message and the item it became
     the turn's context ─────────┘                 └► the assembled request, the hook points
 
-Workflow-side code, deterministic. Messages drained from the mailbox wait here (`queue`)
-until the next model call; then one local activity writes the log so far, takes each
-message in (request.received) and assembles the turn's context with them
-(compaction.trigger). Three steps that were three local activities cost one marker. A task
-with no model (an assigned one) takes its messages in the same way, without a context. The
-workflow adds the items to its conversation (`Prepared`).
+Workflow-side code, deterministic. Messages drained from the mailbox wait in the
+workflow's state (`LoopState.intakes`, carried across a roll-over) until the next model
+call; then one local activity writes the log so far, takes each message in
+(request.received) and assembles the turn's context with them (compaction.trigger). Three
+steps that were three local activities cost one marker. A task with no model (an assigned
+one) takes its messages in the same way, without a context. The workflow adds the items to
+its conversation (`Prepared`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -55,17 +57,14 @@ class Prepared:
 class Preparer:
     """Prepares one run's model calls."""
 
-    def __init__(self, task_id: str, writer: LogWriter) -> None:
+    def __init__(
+        self, task_id: str, writer: LogWriter, intakes: Callable[[], tuple[Intake, ...]]
+    ) -> None:
+        """`intakes` hands over the messages waiting to be taken in (the workflow's, which
+        no longer holds them)."""
         self._task_id = task_id
         self._writer = writer
-        self._queued: list[Intake] = []
-
-    def queue(
-        self, message: Message, reply_to: str | None, action_lines: tuple[str, ...] | None
-    ) -> None:
-        """`message` is taken in before the next model call (`reply_to`: the question it
-        answers; `action_lines`: its A2UI actions as the inbox rendered them, if it did)."""
-        self._queued.append(Intake(message=message, reply_to=reply_to, action_lines=action_lines))
+        self._intakes = intakes
 
     async def take_in(self) -> Prepared:
         """Take the queued messages in now, with no model call after (an assigned task)."""
@@ -82,7 +81,7 @@ class Preparer:
 
     async def _prepare(self, context: AssembleInput | None) -> Prepared:
         step = await self._writer.take()
-        messages, self._queued = tuple(self._queued), []
+        messages = self._intakes()
         try:
             turn = await workflow.execute_local_activity_method(
                 TaskActivities.prepare_turn,

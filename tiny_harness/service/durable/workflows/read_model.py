@@ -37,15 +37,14 @@ def plan_record(task: Task, loop: LoopState, now: datetime) -> PlanRecord | None
 
 def state_record(task: Task, loop: LoopState, now: datetime) -> StateRecord:
     """What the loop knows after its newest model call."""
-    newest = loop.compactions[-1] if loop.compactions else None
     return StateRecord(
         task_id=task.id,
         context_id=task.context_id,
         iteration=loop.llm_calls,
         recorded_at=now,
         loaded_skills=tuple(skill.name for skill in loop.loaded_skills),
-        summary=newest.summary if newest is not None else None,
-        compactions=len(loop.compactions),
+        summary=loop.summary,
+        compactions=loop.compactions,
         usage=loop.usage_mark.usage if loop.usage_mark is not None else None,
         pending_question=loop.pending_question.question if loop.pending_question else None,
     )

@@ -4,18 +4,15 @@
                                      ▲   (log, intake,           │ tool calls?
                                      │    context)    no ◄───────┤
                           INPUT_REQUIRED wait      invoke_tool xN ◄─── yes
-                                                       (commands applied here)
     every step appends A2A events to the task's log ──► persist (local activity) ──► store
 
 The workflow holds state and awaits activities or conditions: no I/O, no clock, no
-randomness (ids come from `workflow.uuid4()`, times from `workflow.now()`). It owns its
-state: the task and its log are `TaskLog`'s, the rest is one `LoopState` it replaces with
-each change; its helpers read them and return what changed, and the workflow applies it
-(`_apply_*`, `_set_usage`, ...), so every change is made here. A message is in history once
-`inbox` returns, and what the task recorded on taking it is in the store, so
-the server answers its sender from the store. Readers (streams, subscriptions, GetTask)
-never ask the workflow: they read the store, which wakes them as the log grows, so watching
-a task adds nothing to its history.
+randomness. It owns its state: the task and its log are `TaskLog`'s, the rest is one
+`LoopState` it replaces with each change; its helpers read them and return what changed,
+and the workflow applies it (`_apply_*`, ...). A message is in history once `inbox`
+returns, and what the task recorded on taking it is in the store, so the server answers
+its sender from the store. Readers (streams, subscriptions, GetTask) read the store, which
+wakes them as the log grows, so watching a task adds nothing to its history.
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Message, TaskState
 
     from tiny_harness.harness.context.window import UsageMark
-    from tiny_harness.harness.hooks import Operation, Phase
     from tiny_harness.harness.models.llm import AssistantItem, LLMResponse, ToolResultItem
     from tiny_harness.harness.persistence.records import Record
     from tiny_harness.harness.tasks.extension import TaskRef, ext_of, ext_part
@@ -37,8 +33,10 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.tools.definition import ToolCall, ToolResult
     from tiny_harness.service import refusals
     from tiny_harness.service.durable.payloads import (
+        SEEN_MESSAGE_IDS,
         AssembleInput,
         InboxReceipt,
+        Intake,
         LogState,
         SubtaskRow,
         TaskRun,
@@ -101,7 +99,7 @@ class TaskWorkflow:
         if start.assignment is None:
             # The loop's first step is a model call: its preparation carries the log so far.
             self._writer.hold()
-        self._preparer = Preparer(start.task_id, self._writer)
+        self._preparer = Preparer(start.task_id, self._writer, self._hand_over_intakes)
         self._closing = False
         self._cancel_requested = self._loop.cancel_reason is not None
         self._driver: asyncio.Task[None] | None = None
@@ -159,11 +157,9 @@ class TaskWorkflow:
             if self._should_roll_over():
                 await self._roll_over()
             self._take_notes()
-            if self._loop.llm_calls >= self._start.max_model_calls:
-                await self._stop(
-                    f"The model was called {self._loop.llm_calls} times without finishing the "
-                    f"task (the limit is loop.max_model_calls = {self._start.max_model_calls})."
-                )
+            calls = metering.out_of_calls(self._loop.llm_calls, self._start.max_model_calls)
+            if calls is not None:
+                await self._stop(calls)
                 return
             if await self._stopped_over_budget():
                 return
@@ -197,6 +193,7 @@ class TaskWorkflow:
         prepared, assembled = await self._preparer.prepare(self._assemble_input())
         self._taken_in(prepared)
         if assembled.compact:
+            await self._writer.flush()  # the compaction reads the whole conversation stored
             compacted = await self._compactor.compact(self._assemble_input())
             if compacted is not None:
                 self._apply_compaction(compacted)
@@ -207,10 +204,9 @@ class TaskWorkflow:
         response = await self._model.call(request)
         self._change(llm_calls=self._loop.llm_calls + 1)
         self._set_usage(metering.after_model_call(self._loop.usage, response, self._start.prices))
-        answer = AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
-        self._change(
-            usage_mark=UsageMark.of(request, response.usage),
-            conversation=(*self._loop.conversation, answer),
+        self._change(usage_mark=UsageMark.of(request, response.usage))
+        self._log.add_items(
+            AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
         )
         if response.tool_calls and response.output_text:
             self._narrator.say(response.output_text)
@@ -231,7 +227,9 @@ class TaskWorkflow:
     def _assemble_input(self) -> AssembleInput:
         return AssembleInput(
             task_id=self._start.task_id,
-            conversation=self._loop.conversation,
+            conversation_head=self._loop.conversation_head,
+            conversation_start=self._loop.conversation_start,
+            conversation_end=self._log.conversation_length,
             plan=self._loop.plan,
             loaded_skills=self._loop.loaded_skills,
             previous=self._loop.usage_mark,
@@ -240,7 +238,8 @@ class TaskWorkflow:
     def _take_notes(self) -> None:
         """Sub-task news goes into the conversation before the next model call."""
         if self._loop.notes:
-            self._change(conversation=(*self._loop.conversation, *self._loop.notes), notes=())
+            self._log.add_items(*self._loop.notes)
+            self._change(notes=())
 
     def _record(self, record: Record | None) -> None:
         if record is not None:
@@ -273,13 +272,7 @@ class TaskWorkflow:
             return
         if self._log.task.status.state != TaskState.TASK_STATE_INPUT_REQUIRED:
             self._narrator.ask(question)
-            self._milestones.mark(
-                Operation.HELP_REQUESTED,
-                question.call_id,
-                outcome="asked",
-                detail="a question",
-                phase=Phase.PRE,
-            )
+            self._milestones.asked(question.call_id)
         # An addressed question waits for its addressee; others' messages wait behind it.
         await workflow.wait_condition(
             lambda: self._answered() or (roll_over and self._should_roll_over())
@@ -296,17 +289,23 @@ class TaskWorkflow:
         self._loop, taken = drain(self._loop)
         for message, question in taken:
             reply_to = question.call_id if question else None
-            self._preparer.queue(message, reply_to, self._inbox.lines_for(message))
+            intake = Intake(
+                message=message, reply_to=reply_to, action_lines=self._inbox.lines_for(message)
+            )
+            self._change(intakes=(*self._loop.intakes, intake))
             if question is not None:
-                self._milestones.mark(
-                    Operation.HELP_REQUESTED, question.call_id, outcome="answered", detail="reply"
-                )
+                self._milestones.answered(question.call_id)
 
     # ---- what changes the state: the workflow's alone -------------------------------------
 
     def _change(self, **fields: object) -> None:
         """Replace the loop's state by one with `fields` changed."""
         self._loop = self._loop.model_copy(update=fields)
+
+    def _hand_over_intakes(self) -> tuple[Intake, ...]:
+        intakes = self._loop.intakes
+        self._change(intakes=())
+        return intakes
 
     async def _run_tool(self, call: ToolCall) -> None:
         """Run `call`, apply its command if any, and add its result to the conversation."""
@@ -323,7 +322,7 @@ class TaskWorkflow:
             item = ToolResultItem(
                 call_id=result.call_id, name=result.name, text=result.text, is_error=result.is_error
             )
-            self._change(conversation=(*self._loop.conversation, item))
+            self._log.add_items(item)
 
     def _apply_command(self, outcome: CommandOutcome) -> ToolResult | None:
         """A command's changes; the result the model reads (None: later)."""
@@ -353,17 +352,21 @@ class TaskWorkflow:
         """The items the messages became join the conversation; each is audited."""
         if not prepared.taken:
             return
-        items = tuple(item for _, item in prepared.taken)
-        self._change(conversation=(*self._loop.conversation, *items))
+        self._log.add_items(*(item for _, item in prepared.taken))
         for message, item in prepared.taken:
             now = workflow.now()
             self._record(read_model.inbox_audit_record(self._log.task, message, item, now))
 
     def _apply_compaction(self, compacted: Compacted) -> None:
-        """The compacted conversation from now on; its record kept and written."""
+        """The conversation from now on: the summary (written after the rest), the items it
+        kept and what comes next; the compaction's record written."""
+        summary = self._log.conversation_length
+        self._log.add_items(compacted.summary)
         self._change(
-            conversation=compacted.conversation,
-            compactions=(*self._loop.compactions, compacted.record),
+            conversation_head=(summary, *compacted.kept),
+            conversation_start=summary + 1,
+            compactions=self._loop.compactions + 1,
+            summary=compacted.record.summary,
             usage_mark=None,
         )
         self._writer.add(compacted.record)
@@ -428,7 +431,8 @@ class TaskWorkflow:
         if message.message_id in self._loop.seen_message_ids:
             self._inbox.forget(message)
             return InboxReceipt(task=self._log.head(), cursor=self._log.next_seq, duplicate=True)
-        self._change(seen_message_ids=(*self._loop.seen_message_ids, message.message_id))
+        seen = (*self._loop.seen_message_ids, message.message_id)
+        self._change(seen_message_ids=seen[-SEEN_MESSAGE_IDS:])
         self._writer.start()
         first = self._log.empty
         arrival = self._inbox.take(message, self._loop, self._log.task, first=first)

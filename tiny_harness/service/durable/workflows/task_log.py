@@ -20,6 +20,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from a2a.types import Message, StreamResponse, Task
 
+    from tiny_harness.harness.models.llm import InputItem
     from tiny_harness.harness.persistence.store import LogWrite
     from tiny_harness.harness.tasks import extension
     from tiny_harness.harness.tasks.extension import TaskExtensionData, TaskRef
@@ -35,6 +36,7 @@ class TaskLog:
         self._state = state
         self._events: list[StreamResponse] = []
         self._messages: list[Message] = []
+        self._items: list[InputItem] = []
 
     @property
     def task(self) -> Task:
@@ -50,6 +52,11 @@ class TaskLog:
     def history_length(self) -> int:
         """How many messages the task's history holds, written or not."""
         return self._state.history_length
+
+    @property
+    def conversation_length(self) -> int:
+        """How many items the task's conversation holds, written or not."""
+        return self._state.conversation_length
 
     @property
     def empty(self) -> bool:
@@ -91,7 +98,7 @@ class TaskLog:
     @property
     def pending(self) -> bool:
         """Whether anything was recorded since the last `take`."""
-        return bool(self._events or self._messages)
+        return bool(self._events or self._messages or self._items)
 
     def record(self, event: StreamResponse) -> None:
         """Append `event` and fold it into the task; a message it brings joins the history."""
@@ -106,11 +113,18 @@ class TaskLog:
         self._messages.append(message)
         self._state.history_length += 1
 
+    def add_items(self, *items: InputItem) -> None:
+        """`items` join the task's conversation (the model's answers, tool results,
+        messages taken in, notes, a compacted conversation)."""
+        self._items.extend(items)
+        self._state.conversation_length += len(items)
+
     def untake(self, write: LogWrite) -> None:
         """Put back a step that was taken and could not be written: it goes out with the
         next one, in order."""
         self._events[:0] = write.events
         self._messages[:0] = write.messages
+        self._items[:0] = write.items
 
     def head(self) -> Task:
         """A copy of the task as it stands, without its history."""
@@ -134,7 +148,9 @@ class TaskLog:
             events=tuple(self._events),
             first_message=self._state.history_length - len(self._messages),
             messages=tuple(self._messages),
+            first_item=self._state.conversation_length - len(self._items),
+            items=tuple(self._items),
             updated_at=now,
         )
-        self._events, self._messages = [], []
+        self._events, self._messages, self._items = [], [], []
         return write
