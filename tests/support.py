@@ -500,6 +500,6 @@ async def history_payloads(temporal: Client, workflow_id: str) -> list[Payload]:
 async def stored_log(store: Store, task_id: str) -> list[StreamResponse]:
     """The task's whole event log as the store holds it, page by page."""
     events: list[StreamResponse] = []
-    while page := await store.task_events(task_id, len(events)):
+    while page := (await store.read_log(task_id, len(events))).events:
         events.extend(page)
     return events

@@ -109,7 +109,7 @@ async def test_every_kind_of_event_round_trips_in_the_log(store: SqliteStore) ->
     step = LogWrite(task=record.task, first_seq=0, events=events, first_message=0, updated_at=T0)
 
     await store.write_log(step)
-    loaded = await store.task_events("t-1", 0)
+    loaded = (await store.read_log("t-1", 0)).events
 
     assert loaded == events
     assert [event.WhichOneof("payload") for event in loaded] == [

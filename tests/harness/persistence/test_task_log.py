@@ -18,7 +18,7 @@ from tiny_harness.errors import StoreError
 from tiny_harness.harness.models.llm import AssistantItem, InputItem, ToolResultItem, UserItem
 from tiny_harness.harness.persistence.records import RecordKind
 from tiny_harness.harness.persistence.sqlite import SqliteStore
-from tiny_harness.harness.persistence.store import LogWrite, TaskRecord
+from tiny_harness.harness.persistence.store import LogPage, LogWrite, TaskRecord
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
 from tiny_harness.harness.tools.definition import ToolCall
 from tiny_harness.service.durable.workflows.events import (
@@ -93,7 +93,7 @@ async def test_a_tasks_log_and_history_are_read_as_written(store: SqliteStore) -
     await store.write_log(log.step(log.status(TaskState.TASK_STATE_INPUT_REQUIRED, "Which?")))
 
     record = await store.get_task("t-1")
-    events = await store.task_events("t-1", 0)
+    events = (await store.read_log("t-1", 0)).events
 
     assert record is not None
     assert record.version == 3
@@ -105,8 +105,25 @@ async def test_a_tasks_log_and_history_are_read_as_written(store: SqliteStore) -
         TaskState.TASK_STATE_WORKING,
         TaskState.TASK_STATE_INPUT_REQUIRED,
     ]
-    assert await store.task_events("t-1", 2) == events[2:]
-    assert await store.task_events("t-1", 3) == ()
+    assert (await store.read_log("t-1", 2)).events == events[2:]
+    assert (await store.read_log("t-1", 3)).events == ()
+
+
+async def test_a_page_of_the_log_tells_its_length_and_whether_it_is_final(
+    store: SqliteStore,
+) -> None:
+    assert await store.read_log("t-1", 0) == LogPage(events=(), length=0, final=False)
+    log = Log()
+    await store.write_log(log.step(task_event(log.task)))
+    await store.write_log(log.step(log.status(TaskState.TASK_STATE_WORKING, "Looking.")))
+
+    working = await store.read_log("t-1", 1)
+    await store.write_log(log.step(log.status(TaskState.TASK_STATE_COMPLETED, "Done.")))
+    done = await store.read_log("t-1", 3)
+
+    assert (len(working.events), working.length, working.final) == (1, 2, False)
+    assert (done.events, done.length, done.final) == ((), 3, True)
+    assert len((await store.read_log("t-1", 0, limit=2)).events) == 2
 
 
 async def test_get_task_reads_only_the_newest_history_asked_for(store: SqliteStore) -> None:
@@ -137,7 +154,7 @@ async def test_a_retried_step_changes_nothing(store: SqliteStore) -> None:
     assert record.version == 2
     assert record.task.status.state == TaskState.TASK_STATE_WORKING
     assert len(record.task.history) == 2
-    assert len(await store.task_events("t-1", 0)) == 2
+    assert len((await store.read_log("t-1", 0)).events) == 2
 
 
 async def test_the_write_that_ends_a_task_says_so_once(store: SqliteStore) -> None:
@@ -238,7 +255,7 @@ async def test_an_expired_task_goes_with_its_log_and_history(store: SqliteStore)
     assert await store.delete_expired(RecordKind.TASK, T0 + timedelta(days=1)) == 1
 
     assert await store.get_task("t-1") is None
-    assert await store.task_events("t-1", 0) == ()
+    assert (await store.read_log("t-1", 0)).events == ()
     with closing(sqlite3.connect(store.path)) as connection:
         messages = connection.execute("SELECT COUNT(*) FROM task_messages").fetchone()
         items = connection.execute("SELECT COUNT(*) FROM task_items").fetchone()
@@ -290,7 +307,7 @@ async def test_a_version_3_file_is_upgraded_with_its_history_and_log_moved_out(
     store = SqliteStore(path)
     try:
         record = await store.get_task("t-old")
-        moved = await store.task_events("t-old", 0)
+        moved = (await store.read_log("t-old", 0)).events
     finally:
         await store.close()
 

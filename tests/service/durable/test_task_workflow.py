@@ -112,6 +112,23 @@ async def test_message_sent_again_after_the_task_ended_is_a_duplicate(
             await harness.gateway.send(task.id, user_message("and more", task_id=task.id))
 
 
+async def test_one_turn_task_is_at_most_15_history_events(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    """The Temporal work of a task that only answers: update-with-start, one local activity
+    that prepares the turn and writes the log, the model call, one write at the end."""
+    async with running_harness(temporal_client, tmp_path, "turns:\n  - text: done\n") as harness:
+        client = await harness.client()
+        events = await collect(client.send_message(send_request("go")))
+        handle = temporal_client.get_workflow_handle(events[0].task.id)
+        await asyncio.wait_for(handle.result(), 20)
+        history = await handle.fetch_history()
+    kinds = [event.WhichOneof("attributes") for event in history.events]
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"
+    assert len(kinds) <= 15, kinds
+    assert kinds.count("marker_recorded_event_attributes") == 2, kinds
+
+
 MANY_STEPS = (
     "turns:\n"
     + "".join(

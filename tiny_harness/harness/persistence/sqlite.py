@@ -31,8 +31,6 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from a2a.types import StreamResponse
-
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.models.llm import InputItem
@@ -46,6 +44,7 @@ from tiny_harness.harness.persistence.sqlite_file import (
 )
 from tiny_harness.harness.persistence.store import (
     EVENTS_PAGE,
+    LogPage,
     LogWrite,
     Store,
     TaskPage,
@@ -85,7 +84,7 @@ class SqliteStore(Store):
     def __init__(self, path: Path) -> None:
         self.ref = EntityRef(kind=EntityKind.STORE, id="sqlite")
         self._file = SqliteFile(path, label="sqlite store", prepare=_prepare_schema)
-        self._waiters: dict[str, set[asyncio.Future[None]]] = {}
+        self._waiters: dict[str, set[asyncio.Future[int]]] = {}
 
     @property
     def path(self) -> Path:
@@ -99,7 +98,7 @@ class SqliteStore(Store):
             sqlite_tasks.put_task(connection, record)
 
         await self._call(f"write task {record.task_id!r}", put)
-        self._wake(record.task_id)
+        self._wake(record.task_id, record.version)
 
     async def get_task(
         self, task_id: str, *, history_length: int | None = None
@@ -119,7 +118,7 @@ class SqliteStore(Store):
             return sqlite_tasks.write_log(connection, write)
 
         ended = await self._call(f"write the log of task {write.task_id!r}", put)
-        self._wake(write.task_id)
+        self._wake(write.task_id, write.version)
         return ended
 
     async def end_task(self, write: LogWrite) -> bool:
@@ -130,16 +129,16 @@ class SqliteStore(Store):
 
         ended = await self._call(f"end task {write.task_id!r}", put)
         if ended:
-            self._wake(write.task_id)
+            self._wake(write.task_id, write.version)
         return ended
 
-    async def task_events(
-        self, task_id: str, cursor: int, limit: int = EVENTS_PAGE
-    ) -> tuple[StreamResponse, ...]:
-        """Up to `limit` events from number `cursor` on, in order."""
+    async def read_log(self, task_id: str, cursor: int, limit: int = EVENTS_PAGE) -> LogPage:
+        """Up to `limit` events from number `cursor` on, with the log's length and whether
+        the task is final, in one read transaction."""
 
-        def select(connection: sqlite3.Connection) -> tuple[StreamResponse, ...]:
-            return sqlite_tasks.events(connection, task_id, max(cursor, 0), limit)
+        def select(connection: sqlite3.Connection) -> LogPage:
+            with _read_transaction(connection):
+                return sqlite_tasks.log_page(connection, task_id, max(cursor, 0), limit)
 
         return await self._call(f"read the log of task {task_id!r}", select)
 
@@ -159,13 +158,15 @@ class SqliteStore(Store):
         loop = asyncio.get_running_loop()
         poll = FIRST_POLL_SECONDS
         while True:
-            woken: asyncio.Future[None] = loop.create_future()
+            woken: asyncio.Future[int] = loop.create_future()
             self._waiters.setdefault(task_id, set()).add(woken)
             try:
                 if await self._version(task_id) > beyond:
                     return
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(woken, poll)
+                    # A write here tells the length it left, so no read is needed.
+                    if await asyncio.wait_for(woken, poll) > beyond:
+                        return
                 poll = min(poll * 2, LAST_POLL_SECONDS)
             finally:
                 self._forget(task_id, woken)
@@ -298,12 +299,13 @@ class SqliteStore(Store):
 
         return await self._call(f"read the log length of task {task_id!r}", read)
 
-    def _wake(self, task_id: str) -> None:
+    def _wake(self, task_id: str, length: int) -> None:
+        """Tell the task's waiters its log now holds `length` events."""
         for waiter in self._waiters.get(task_id, ()):
             if not waiter.done():
-                waiter.set_result(None)
+                waiter.set_result(length)
 
-    def _forget(self, task_id: str, waiter: asyncio.Future[None]) -> None:
+    def _forget(self, task_id: str, waiter: asyncio.Future[int]) -> None:
         waiters = self._waiters.get(task_id)
         if waiters is not None:
             waiters.discard(waiter)

@@ -29,7 +29,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.models.llm import InputItem
 from tiny_harness.harness.persistence.sqlite_file import integer_of, text_of, utc_text
-from tiny_harness.harness.persistence.store import LogWrite, TaskRecord
+from tiny_harness.harness.persistence.store import LogPage, LogWrite, TaskRecord
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
 from tiny_harness.harness.tasks.states import FINAL
 
@@ -209,6 +209,20 @@ def conversation(
             f"({len(missing)} of {len(numbers)} missing, the first {missing[0]})"
         )
     return tuple(_item(found[n], task_id) for n in numbers)
+
+
+def log_page(connection: sqlite3.Connection, task_id: str, cursor: int, limit: int) -> LogPage:
+    """`events` from `cursor` on, with the log's length and whether the task is final.
+    Call inside a read transaction, so the three agree."""
+    row: tuple[object, ...] | None = connection.execute(
+        "SELECT version, state FROM tasks WHERE id = ?", (task_id,)
+    ).fetchone()
+    if row is None:
+        return LogPage(events=(), length=0, final=False)
+    length = integer_of(row[0], "version")
+    final = integer_of(row[1], "state") in FINAL
+    found = events(connection, task_id, cursor, limit) if cursor < length else ()
+    return LogPage(events=found, length=length, final=final)
 
 
 def version(connection: sqlite3.Connection, task_id: str) -> int | None:

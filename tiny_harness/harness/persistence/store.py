@@ -11,7 +11,7 @@ the A2A server records channel messages before their task is given them. A recor
 holds a secret: every field is typed and none is a credential.
 
     tasks     the task as its log leaves it, without its history   (get_task, list_tasks)
-    events    the A2A events of its stream, numbered from 0         (task_events)
+    events    the A2A events of its stream, numbered from 0         (read_log)
     messages  its history, numbered from 0                          (get_task)
     items     the conversation its model reads, numbered from 0    (conversation)
 
@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 from abc import abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
@@ -41,7 +42,19 @@ from tiny_harness.harness.persistence.records import Record, RecordKind
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
 
 EVENTS_PAGE: Final = 200
-"""The most events `task_events` returns at once."""
+"""The most events `read_log` returns at once."""
+
+
+@dataclass(frozen=True)
+class LogPage:
+    """Events of a task's log from a cursor on, and the log as it stood when they were
+    read: what a reader needs to know whether to wait for more."""
+
+    events: tuple[StreamResponse, ...]
+    length: int
+    """How many events the log holds (0 for a task the store has not seen)."""
+    final: bool
+    """Whether the task is in a final state, so its log grows no more."""
 
 
 class TaskRecord(BaseModel, frozen=True):
@@ -158,10 +171,10 @@ class Store(Entity):
         both notice it store it once."""
 
     @abstractmethod
-    async def task_events(
-        self, task_id: str, cursor: int, limit: int = EVENTS_PAGE
-    ) -> tuple[StreamResponse, ...]:
-        """Up to `limit` events of the task's log from number `cursor` on, in order."""
+    async def read_log(self, task_id: str, cursor: int, limit: int = EVENTS_PAGE) -> LogPage:
+        """Up to `limit` events of the task's log from number `cursor` on, in order and
+        without a gap, with the log's length and whether the task is final, all read at
+        once."""
 
     @abstractmethod
     async def conversation(

@@ -1,6 +1,6 @@
 """The event bridge: a task's log in the store, followed as an async stream of A2A events.
 
-    store.task_events(cursor) ─► yield each ─► nothing new? ─► gateway.wait_for_log(cursor)
+    store.read_log(cursor) ───► yield each ─► nothing new? ─► gateway.wait_for_log(cursor)
             ▲                                                  (a write through this store
             └──────────────────────────────────────────────────  wakes it at once; another
                                                                   process's, within a poll;
@@ -61,21 +61,20 @@ async def _logged(
     it was read) says an event ends it, or a final task's log runs out."""
     store = gateway.store
     while True:
-        batch = await store.task_events(task_id, cursor)
-        record = await store.get_task(task_id, history_length=0)
-        length = record.version if record is not None else cursor + len(batch)
-        for event in batch:
+        page = await store.read_log(task_id, cursor)
+        length = max(page.length, cursor + len(page.events))
+        for event in page.events:
             logged = LoggedEvent(seq=cursor, event=event)
             yield logged
             cursor += 1
             if ends(logged, length):
                 return
-        if batch:
+        if page.events:
             continue
         # A task the store has not seen yet is waited for like a quiet one: a push config
         # given with a task's first message has its courier reading before the task's first
         # step is written (and is deleted, ending the courier, if the task never starts).
-        if record is not None and record.task.status.state in FINAL and record.version <= cursor:
+        if page.final and page.length <= cursor:
             return
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(WAIT_SECONDS):

@@ -73,12 +73,15 @@ async def assembly_of(
 ) -> Assembly:
     """`data` with its conversation read from `store`, and the items just `taken` in after
     it (not written yet)."""
-    stored = await store.conversation(
-        data.task_id,
-        data.conversation_start,
-        data.conversation_end,
-        picked=data.conversation_head,
-    )
+    stored: tuple[InputItem, ...] = ()
+    if data.conversation_head or data.conversation_start < data.conversation_end:
+        # A new task's first turn has nothing stored to read.
+        stored = await store.conversation(
+            data.task_id,
+            data.conversation_start,
+            data.conversation_end,
+            picked=data.conversation_head,
+        )
     return Assembly(
         task_id=data.task_id,
         conversation=(*stored, *taken),

@@ -7,9 +7,10 @@
 Once started, one background coroutine writes whatever was recorded since its last write
 through the `persist` local activity, one write at a time: a step of the log (its events,
 the messages that joined the history, and the task as they leave it) and the task-scoped
-records queued with `add`, which ride along with the next step rather than cost a write of
-their own. Of the plan and state records only the newest matters, so a newer one replaces
-a queued one. A local activity leaves one marker in history and no
+records queued with `add` and the conversation's new items, which ride along with the next
+step rather than cost a write of their own (only the next turn's `prepare_turn` reads the
+items, and it writes them first). Of the plan and state records only the newest matters,
+so a newer one replaces a queued one. A local activity leaves one marker in history and no
 workflow task of its own, so writing every step costs little; it is retried until the
 store takes it (a step never goes missing, or a reader would wait at the gap). Readers
 wait for a write with `written`: the inbox update answers its sender once what it
@@ -129,7 +130,7 @@ class LogWriter:
         return self._busy or self._due()
 
     def _due(self) -> bool:
-        return self._force or self._log.pending or bool(self._records)
+        return self._force or self._log.unwritten or bool(self._records)
 
     def _step(self) -> PersistInput:
         """Take everything due as one step; a write is under way until it is reported."""
@@ -141,9 +142,10 @@ class LogWriter:
         self._written = (step.log.version, step.log.first_message + len(step.log.messages))
 
     def _ready(self) -> bool:
-        """Whether the loop writes now: something was recorded (queued records ride along
-        with it, or go with a flush), and the caller of `hold` or `take` is not writing it."""
-        flushed = self._flushing > 0 and bool(self._records)
+        """Whether the loop writes now: an event or a message was recorded (queued records
+        and conversation items ride along with it, or go with a flush), and the caller of
+        `hold` or `take` is not writing it."""
+        flushed = self._flushing > 0 and (bool(self._records) or self._log.unwritten)
         wanted = self._force or self._log.pending or flushed
         return wanted and not self._held and not self._busy
 

@@ -97,8 +97,15 @@ class TaskLog:
 
     @property
     def pending(self) -> bool:
-        """Whether anything was recorded since the last `take`."""
-        return bool(self._events or self._messages or self._items)
+        """Whether an event or a message was recorded since the last `take`: something a
+        reader of the log waits for."""
+        return bool(self._events or self._messages)
+
+    @property
+    def unwritten(self) -> bool:
+        """Whether anything was recorded since the last `take`, conversation items too
+        (which only the next turn's preparation reads, after it writes them)."""
+        return self.pending or bool(self._items)
 
     def record(self, event: StreamResponse) -> None:
         """Append `event` and fold it into the task; a message it brings joins the history."""
