@@ -3,6 +3,7 @@
 Run with: `tiny-harness serve [--config FILE] [--host H] [--port P] [--data-dir D]`
       or: `tiny-harness worker [--config FILE] [--data-dir D]` (worker only, remote Temporal)
       or: `tiny-harness tui [--url URL] [--as NAME]` (the terminal UI of a running server)
+      or: `tiny-harness tasks list|show ...` (the store's tasks, for an operator at a shell)
 
 Exit status: 0 after a clean shutdown, 2 for a configuration error (the message names the
 variable or key), 1 when a component cannot start.
@@ -43,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     for command in (serve_cmd, worker_cmd):
         command.add_argument("--config", type=Path, help="TOML configuration file")
         command.add_argument("--data-dir", type=Path, help="where state lives (.tiny-harness)")
+    _tasks_parser(commands)
     serve_cmd.add_argument("--host", help="address to bind (127.0.0.1)")
     serve_cmd.add_argument("--port", type=int, help="port to bind (8080)")
     tui_cmd = commands.add_parser(
@@ -61,6 +63,33 @@ def _parser() -> argparse.ArgumentParser:
         help="your participant id, sent as X-Participant-Id",
     )
     return parser
+
+
+def _tasks_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    tasks_cmd = commands.add_parser("tasks", help="the store's tasks: list, show")
+    actions = tasks_cmd.add_subparsers(dest="action", required=True)
+    list_cmd = actions.add_parser("list", help="one line a task, newest change first")
+    list_cmd.add_argument("--state", help="only tasks in this state (input-required, ...)")
+    list_cmd.add_argument("--context", help="only tasks of this context id")
+    list_cmd.add_argument("--limit", type=int, default=20, help="how many to list (20)")
+    show_cmd = actions.add_parser("show", help="one task with its history, as JSON")
+    show_cmd.add_argument("task_id", metavar="TASK_ID")
+    for command in (list_cmd, show_cmd):
+        command.add_argument("--config", type=Path, help="TOML configuration file")
+        command.add_argument("--data-dir", type=Path, help="where state lives (.tiny-harness)")
+
+
+def _tasks(settings: Settings, args: argparse.Namespace) -> None:
+    """Print what `tiny-harness tasks list` or `show` asks of the store."""
+    from tiny_harness.service import task_admin
+
+    path = settings.store_path
+    if args.action == "show":
+        sys.stdout.write(asyncio.run(task_admin.show_json(path, args.task_id)) + "\n")
+        return
+    state = task_admin.parse_state(args.state) if args.state else None
+    lines = task_admin.list_lines(path, state=state, context_id=args.context, limit=args.limit)
+    sys.stdout.write("".join(f"{line}\n" for line in asyncio.run(lines)))
 
 
 def _tui(args: argparse.Namespace) -> int:
@@ -129,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _tui(args)
     try:
         settings = _settings(args)
+        if args.command == "tasks":
+            _tasks(settings, args)
+            return 0
         with _logging(settings):
             # Imported here: the server's imports are heavy, and `tui` needs none of them.
             from tiny_harness.service.runtime import run_worker, serve
