@@ -3,7 +3,7 @@
 Run with: `tiny-harness serve [--config FILE] [--host H] [--port P] [--data-dir D]`
       or: `tiny-harness worker [--config FILE] [--data-dir D]` (worker only, remote Temporal)
       or: `tiny-harness tui [--url URL] [--as NAME]` (the terminal UI of a running server)
-      or: `tiny-harness tasks list|show ...` (the store's tasks, for an operator at a shell)
+      or: `tiny-harness tasks list|show|purge ...` (the store's tasks, for an operator)
 
 Exit status: 0 after a clean shutdown, 2 for a configuration error (the message names the
 variable or key), 1 when a component cannot start.
@@ -66,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _tasks_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    tasks_cmd = commands.add_parser("tasks", help="the store's tasks: list, show")
+    tasks_cmd = commands.add_parser("tasks", help="the store's tasks: list, show, purge")
     actions = tasks_cmd.add_subparsers(dest="action", required=True)
     list_cmd = actions.add_parser("list", help="one line a task, newest change first")
     list_cmd.add_argument("--state", help="only tasks in this state (input-required, ...)")
@@ -74,16 +74,24 @@ def _tasks_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     list_cmd.add_argument("--limit", type=int, default=20, help="how many to list (20)")
     show_cmd = actions.add_parser("show", help="one task with its history, as JSON")
     show_cmd.add_argument("task_id", metavar="TASK_ID")
-    for command in (list_cmd, show_cmd):
+    purge_cmd = actions.add_parser(
+        "purge", help="end and delete the task's workflows, then delete it from the store"
+    )
+    purge_cmd.add_argument("task_id", metavar="TASK_ID")
+    for command in (list_cmd, show_cmd, purge_cmd):
         command.add_argument("--config", type=Path, help="TOML configuration file")
         command.add_argument("--data-dir", type=Path, help="where state lives (.tiny-harness)")
 
 
 def _tasks(settings: Settings, args: argparse.Namespace) -> None:
-    """Print what `tiny-harness tasks list` or `show` asks of the store."""
+    """Print what `tiny-harness tasks list` or `show` reads, or what `purge` deleted."""
     from tiny_harness.service import task_admin
 
     path = settings.store_path
+    if args.action == "purge":
+        purged = asyncio.run(task_admin.purge(settings, args.task_id))
+        sys.stdout.write("".join(f"{line}\n" for line in purged))
+        return
     if args.action == "show":
         sys.stdout.write(asyncio.run(task_admin.show_json(path, args.task_id)) + "\n")
         return

@@ -1,16 +1,25 @@
-"""`tiny-harness tasks`: an operator lists and shows the tasks a real harness stored."""
+"""`tiny-harness tasks`: an operator lists, shows and purges the tasks a real harness stored."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import os
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
-from temporalio.client import Client
+from a2a.types import Task, TaskPushNotificationConfig, TaskState, TaskStatus
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.service import RPCError, RPCStatusCode
 
+from tests.service.notifications.receiver import push_receiver
 from tests.support import collect, running_harness, send_request, states
 from tiny_harness.cli import EXIT_CONFIG, EXIT_FAILURE, main
+from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.persistence.store import TaskRecord
 
 ASK = """
 turns:
@@ -88,3 +97,99 @@ def test_show_of_a_task_the_store_lacks_and_a_missing_store_exit_1_saying_so(
     assert status == EXIT_FAILURE
     assert f"no store at {absent}" in said
     assert not absent.exists(), "a mistyped path must not leave an empty store behind"
+
+
+async def listed(client: Client, query: str, count: int) -> list[str]:
+    """The ids visibility lists for `query`, once it lists `count` (it lags a write)."""
+    async with asyncio.timeout(20):
+        while True:
+            ids = sorted([w.id async for w in client.list_workflows(query)])
+            if len(ids) >= count:
+                return ids
+            await asyncio.sleep(0.05)
+
+
+async def test_purge_ends_the_task_and_its_courier_and_deletes_what_the_store_held(
+    temporal_client: Client,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with (
+        push_receiver() as receiver,
+        running_harness(temporal_client, tmp_path, ASK) as harness,
+    ):
+        client = await harness.client()
+        parked = await collect(client.send_message(send_request("paint it")))
+        task_id = parked[0].task.id
+        config = TaskPushNotificationConfig(task_id=task_id, url=receiver.url)
+        await client.create_task_push_notification_config(config)
+        query = f"WorkflowId = '{task_id}' OR WorkflowId STARTS_WITH '{task_id}.'"
+        workflows = await listed(temporal_client, query, 2)
+        monkeypatch.setenv("TINY_HARNESS_TEMPORAL__ADDRESS", temporal_address(temporal_client))
+        monkeypatch.setenv("TINY_HARNESS_PUSH_KEY", base64.b64encode(os.urandom(32)).decode())
+        config_args = store_config(tmp_path, harness.store.path)
+
+        status = await asyncio.to_thread(main, ["tasks", "purge", task_id, *config_args])
+        said = capsys.readouterr().out
+        handle = temporal_client.get_workflow_handle(task_id)
+        ended = await ended_or_deleted(handle)
+        stored = await harness.store.get_task(task_id)
+        configs = await harness.push_configs.list(task_id)
+        unknown = await asyncio.to_thread(main, ["tasks", "purge", "no-such-task", *config_args])
+        refused = capsys.readouterr().err
+
+    assert status == 0
+    assert said.splitlines()[0] == f"purged task {task_id}"
+    assert f"ended {', '.join(workflows)}" in said
+    assert "push configs: 1" in said
+    assert ended
+    assert stored is None
+    assert configs == []
+    assert unknown == EXIT_FAILURE
+    assert "no task no-such-task" in refused
+
+
+async def ended_or_deleted(handle: WorkflowHandle[Any, Any]) -> bool:
+    """Whether the workflow was terminated (its deletion from Temporal runs after)."""
+    try:
+        description = await handle.describe()
+    except RPCError as error:
+        return error.status == RPCStatusCode.NOT_FOUND
+    return description.status == WorkflowExecutionStatus.TERMINATED
+
+
+def test_purge_without_temporal_deletes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "tiny-harness.sqlite3"
+    asyncio.run(seed(store))
+    monkeypatch.setenv("TINY_HARNESS_TEMPORAL__ADDRESS", "127.0.0.1:1")  # nothing listens
+    monkeypatch.setenv("TINY_HARNESS_PUSH_KEY", base64.b64encode(os.urandom(32)).decode())
+
+    status = main(["tasks", "purge", "t-1", *store_config(tmp_path, store)])
+    said = capsys.readouterr().err
+
+    assert status == EXIT_FAILURE
+    assert "cannot reach Temporal at 127.0.0.1:1" in said
+    assert "nothing was deleted" in said
+    assert asyncio.run(still_stored(store, "t-1"))
+
+
+async def seed(path: Path) -> None:
+    store = SqliteStore(path)
+    task = Task(id="t-1", context_id="ctx", status=TaskStatus(state=TaskState.TASK_STATE_WORKING))
+    await store.put_task(TaskRecord(task=task, version=1, updated_at=datetime.now(UTC)))
+    await store.close()
+
+
+async def still_stored(path: Path, task_id: str) -> bool:
+    store = SqliteStore(path)
+    try:
+        return await store.get_task(task_id) is not None
+    finally:
+        await store.close()
+
+
+def temporal_address(client: Client) -> str:
+    return client.service_client.config.target_host

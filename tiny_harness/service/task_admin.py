@@ -2,11 +2,21 @@
 
     tasks list [--state S] [--context ID] [--limit N]   one line a task, newest change first
     tasks show ID                                        the task as GetTask returns it (JSON)
+    tasks purge ID                                       the task gone now, not at retention
 
-Both read the store the server writes (no Temporal, no server needed), through the same
-`Store` contract the A2A handler reads, so what they print is what a client would get, for
-every participant's tasks. The store must exist: a mistyped data directory is an error, not
-a new empty store.
+`list` and `show` read the store the server writes (no Temporal, no server needed), through
+the same `Store` contract the A2A handler reads, so what they print is what a client would
+get, for every participant's tasks. The store must exist: a mistyped data directory is an
+error, not a new empty store.
+
+`purge` is for a deletion request that cannot wait for retention. It ends the task's
+workflows first (the task, its stand-ins `<id>.sub-N` and its couriers `<id>.push.<config>`,
+found by their ids in Temporal's visibility) and deletes their executions, every run, from
+Temporal, so nothing writes the task again and its history is gone too; then it deletes
+what the store holds of it (`Store.purge_task`, which keeps the id so a write already on its
+way brings nothing back) and its push configs. Temporal must be reachable (the embedded one
+while `serve` runs): without it nothing is deleted. Participant tasks a task created are
+tasks of their own, purged by their own ids.
 """
 
 from __future__ import annotations
@@ -19,13 +29,26 @@ from typing import Final
 from a2a.helpers import get_message_text
 from a2a.types import TaskState
 from google.protobuf.json_format import MessageToJson
+from temporalio.api.common.v1 import WorkflowExecution
+from temporalio.api.workflowservice.v1 import DeleteWorkflowExecutionRequest
+from temporalio.client import Client, WorkflowExecutionStatus
 
-from tiny_harness.errors import ConfigError, StoreError, UnknownTaskError
+from tiny_harness.config import Settings, TemporalConfig
+from tiny_harness.errors import (
+    ConfigError,
+    StoreError,
+    TemporalUnavailableError,
+    UnknownTaskError,
+)
+from tiny_harness.harness.persistence.push_config_store import PushConfigStore
+from tiny_harness.harness.persistence.push_key import resolve_push_key
 from tiny_harness.harness.persistence.sqlite import SqliteStore
-from tiny_harness.harness.persistence.store import Store, TaskQuery, TaskRecord
+from tiny_harness.harness.persistence.store import Purged, Store, TaskQuery, TaskRecord
 
 MAX_LISTED: Final = 1000
 """The most tasks `tasks list` prints at once (a page of the store is 100)."""
+
+PURGE_REASON: Final = "purged by an operator (tiny-harness tasks purge)"
 
 _STATE_PREFIX: Final = "TASK_STATE_"
 _SAYS_CHARS: Final = 60
@@ -81,6 +104,84 @@ async def show_json(path: Path, task_id: str) -> str:
     if record is None:
         raise UnknownTaskError(f"no task {task_id} in the store at {path}")
     return MessageToJson(record.task, indent=2)
+
+
+async def purge(settings: Settings, task_id: str) -> list[str]:
+    """End and delete the task's workflows, then delete what the store holds of it; what
+    was deleted, a line each. `UnknownTaskError` when neither knows the task."""
+    if not task_id or any(c in task_id for c in "'\"\\"):
+        raise UnknownTaskError(f"no task {task_id!r}")  # no id of ours holds a quote
+    async with AsyncExitStack() as stack:
+        store = _open(settings.store_path, stack)
+        client = await _temporal(settings.temporal)
+        ended = await _end_workflows(client, task_id)
+        purged = await store.purge_task(task_id)
+        if purged is None and not ended:
+            raise UnknownTaskError(f"no task {task_id} in the store at {settings.store_path}")
+        key = resolve_push_key(
+            settings.push_key,
+            data_dir=settings.data_dir,
+            embedded=settings.temporal.address is None,
+        )
+        configs = PushConfigStore(settings.store_path, key)
+        stack.push_async_callback(configs.close)
+        dropped = await configs.delete_task(task_id)
+    return [f"purged task {task_id}", *_ended_lines(ended), _store_line(purged, dropped)]
+
+
+async def _end_workflows(client: Client, task_id: str) -> list[tuple[str, str, bool]]:
+    """Every run of the task's workflows (id, run id, whether it was running), ended and
+    deleted from Temporal; the task's own runs first, so it writes nothing more."""
+    query = f"WorkflowId = '{task_id}' OR WorkflowId STARTS_WITH '{task_id}.'"
+    runs = [
+        (execution.id, execution.run_id, execution.status == WorkflowExecutionStatus.RUNNING)
+        async for execution in client.list_workflows(query)
+    ]
+    runs.sort(key=lambda run: run[0] != task_id)
+    for workflow_id, run_id, running in runs:
+        if running:
+            await client.get_workflow_handle(workflow_id, run_id=run_id).terminate(PURGE_REASON)
+        execution = WorkflowExecution(workflow_id=workflow_id, run_id=run_id)
+        request = DeleteWorkflowExecutionRequest(
+            namespace=client.namespace, workflow_execution=execution
+        )
+        await client.workflow_service.delete_workflow_execution(request)
+    return runs
+
+
+async def _temporal(config: TemporalConfig) -> Client:
+    """A plain client of the configured Temporal (the embedded one's port without an
+    address): ending and deleting workflows carries no payload."""
+    address = config.address or f"127.0.0.1:{config.embedded_port}"
+    api_key = config.api_key.get_secret_value() if config.api_key else None
+    try:
+        return await Client.connect(
+            address, namespace=config.namespace, api_key=api_key, tls=config.tls
+        )
+    except RuntimeError as error:
+        raise TemporalUnavailableError(
+            f"cannot reach Temporal at {address} ({error}); nothing was deleted: the task's "
+            "workflows must end first (start the server, or set TINY_HARNESS_TEMPORAL__ADDRESS)"
+        ) from error
+
+
+def _ended_lines(runs: list[tuple[str, str, bool]]) -> list[str]:
+    if not runs:
+        return ["workflows: none in Temporal"]
+    running = sorted({workflow_id for workflow_id, _, alive in runs if alive})
+    ended = f"ended {', '.join(running)}" if running else "none was running"
+    return [f"workflows: {len(runs)} runs deleted from Temporal ({ended})"]
+
+
+def _store_line(purged: Purged | None, configs: int) -> str:
+    if purged is None:
+        return f"store: the task was not stored; push configs: {configs}"
+    records = ", ".join(f"{kind} {count}" for kind, count in sorted(purged.records.items()))
+    return (
+        f"store: {purged.events} events, {purged.messages} messages, {purged.items} "
+        f"conversation items, records: {records or 'none'}, {purged.blobs} stored payloads; "
+        f"push configs: {configs}"
+    )
 
 
 def task_line(record: TaskRecord) -> str:

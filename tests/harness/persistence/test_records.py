@@ -517,7 +517,7 @@ async def test_version_1_file_is_upgraded_in_place_and_keeps_its_tasks(tmp_path:
         version = peek.execute("PRAGMA user_version").fetchone()[0]
         tables = {row[0] for row in peek.execute("SELECT name FROM sqlite_master")}
     peek.close()
-    assert version == SCHEMA_VERSION == 5
+    assert version == SCHEMA_VERSION == 6
     assert {
         "tasks",
         "plans",
@@ -530,6 +530,8 @@ async def test_version_1_file_is_upgraded_in_place_and_keeps_its_tasks(tmp_path:
         "blob_owners",
         "task_events",
         "task_messages",
+        "task_items",
+        "purged_tasks",
     } <= tables
 
 

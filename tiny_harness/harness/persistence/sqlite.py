@@ -28,24 +28,31 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.entities import EntityKind, EntityRef
 from tiny_harness.harness.models.llm import InputItem
-from tiny_harness.harness.persistence import sqlite_blobs, sqlite_records, sqlite_tasks
+from tiny_harness.harness.persistence import (
+    sqlite_blobs,
+    sqlite_purge,
+    sqlite_records,
+    sqlite_tasks,
+)
 from tiny_harness.harness.persistence.records import Record, RecordKind
 from tiny_harness.harness.persistence.sqlite_file import (
     SqliteFile,
     integer_of,
     text_of,
+    transaction,
     utc_text,
 )
 from tiny_harness.harness.persistence.store import (
     EVENTS_PAGE,
     LogPage,
     LogWrite,
+    Purged,
     Store,
     TaskPage,
     TaskQuery,
@@ -53,13 +60,18 @@ from tiny_harness.harness.persistence.store import (
 )
 from tiny_harness.harness.tasks.extension import TASK_EXT_KEY
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The schema this module writes, kept in `PRAGMA user_version` (2 added the record
 tables, 3 the blob and tool result tables, 4 moved each task's events and history out of
-its row into their own tables, 5 added each task's conversation; an older file is upgraded
-in place)."""
+its row into their own tables, 5 added each task's conversation, 6 the ids of purged
+tasks; an older file is upgraded in place)."""
 
-_SCHEMA = (*sqlite_tasks.SCHEMA, *sqlite_records.schema(), *sqlite_blobs.SCHEMA)
+_SCHEMA = (
+    *sqlite_tasks.SCHEMA,
+    *sqlite_records.schema(),
+    *sqlite_blobs.SCHEMA,
+    *sqlite_purge.SCHEMA,
+)
 
 FIRST_POLL_SECONDS = 0.05
 LAST_POLL_SECONDS = 1.0
@@ -152,6 +164,16 @@ class SqliteStore(Store):
 
         return await self._call(f"read the conversation of task {task_id!r}", select)
 
+    async def purge_task(self, task_id: str) -> Purged | None:
+        """Delete the task and all it owns in one transaction, keeping its id; None when
+        the store never held it."""
+        when = utc_text(datetime.now(UTC), "the purge time")
+
+        def purge(connection: sqlite3.Connection) -> Purged | None:
+            return sqlite_purge.purge(connection, task_id, when)
+
+        return await self._call(f"purge task {task_id!r}", purge)
+
     async def wait_for_log(self, task_id: str, beyond: int) -> None:
         """Return once the log holds more than `beyond` events: woken by this store's
         writes, polling for other processes'."""
@@ -232,7 +254,8 @@ class SqliteStore(Store):
         recorded_at = utc_text(record.recorded_at, "the record's recorded_at")
 
         def put(connection: sqlite3.Connection) -> None:
-            sqlite_records.upsert(connection, record, recorded_at)
+            if not sqlite_purge.is_purged(connection, record.task_id):
+                sqlite_records.upsert(connection, record, recorded_at)
 
         await self._call(f"write {record.kind} record {record.key!r}", put)
 
@@ -279,7 +302,7 @@ class SqliteStore(Store):
         def delete(connection: sqlite3.Connection) -> int:
             if kind is not RecordKind.TASK:
                 return sqlite_records.delete_expired(connection, kind, cutoff)
-            with sqlite_tasks.transaction(connection):
+            with transaction(connection):
                 deleted = sqlite_tasks.delete_expired(connection, cutoff)
                 sqlite_blobs.delete_unclaimed(connection, cutoff)
             return deleted

@@ -15,7 +15,8 @@ import asyncio
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -82,6 +83,19 @@ class SqliteFile:
                 connection.close()
             except sqlite3.Error as exc:
                 raise StoreError(f"{self._label} {self.path}: close failed: {exc}") from exc
+
+
+@contextmanager
+def transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, rolled back if anything in it fails."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
 
 
 def open_private_database(path: Path) -> sqlite3.Connection:

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Final
 
@@ -28,7 +27,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.models.llm import InputItem
-from tiny_harness.harness.persistence.sqlite_file import integer_of, text_of, utc_text
+from tiny_harness.harness.persistence.sqlite_file import integer_of, text_of, transaction, utc_text
+from tiny_harness.harness.persistence.sqlite_purge import is_purged
 from tiny_harness.harness.persistence.store import LogPage, LogWrite, TaskRecord
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
 from tiny_harness.harness.tasks.states import FINAL
@@ -90,23 +90,12 @@ _UPSERT: Final = """
 """
 
 
-@contextmanager
-def transaction(connection: sqlite3.Connection) -> Iterator[None]:
-    """One write transaction, rolled back if anything in it fails."""
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
-
-
 def put_task(connection: sqlite3.Connection, record: TaskRecord) -> None:
     """The task's row and its whole history (replacing the stored one), unless a higher
     version is stored."""
     with transaction(connection):
+        if is_purged(connection, record.task_id):
+            return
         if _put_row(connection, _without_history(record.task), record.version, record.updated_at):
             connection.execute("DELETE FROM task_messages WHERE task_id = ?", (record.task_id,))
             _add_messages(connection, record.task_id, 0, record.task.history)
@@ -115,6 +104,8 @@ def put_task(connection: sqlite3.Connection, record: TaskRecord) -> None:
 def write_log(connection: sqlite3.Connection, write: LogWrite) -> bool:
     """One step of the log; whether it ended the task (see `Store.write_log`)."""
     with transaction(connection):
+        if is_purged(connection, write.task_id):
+            return False  # a step that was on its way when the task was purged
         before = _state(connection, write.task_id)
         _add_step(connection, write)
         after = _state(connection, write.task_id)

@@ -131,6 +131,17 @@ class TaskPage(BaseModel, frozen=True):
     total_size: int
 
 
+class Purged(BaseModel, frozen=True):
+    """What `Store.purge_task` deleted: the task's log, history and conversation, its
+    records by kind (the kinds it had), and the stored payloads no other task claimed."""
+
+    events: int = Field(ge=0)
+    messages: int = Field(ge=0)
+    items: int = Field(ge=0)
+    records: dict[str, int] = Field(default_factory=dict)
+    blobs: int = Field(ge=0)
+
+
 class Store(Entity):
     """Durable storage of task records. Implementations must not block the event loop."""
 
@@ -185,6 +196,14 @@ class Store(Entity):
 
         Raises `StoreError` when one of them is not stored.
         """
+
+    @abstractmethod
+    async def purge_task(self, task_id: str) -> Purged | None:
+        """Delete the task now, whatever its state: its row, log, history, conversation and
+        records, those of its own workflows (ids `<task_id>.…`: stand-ins, couriers), and
+        the stored payloads no other task claims; and remember its id, so a write of it
+        that was already on its way brings nothing back. None when the store never held
+        the task (then nothing is deleted)."""
 
     @abstractmethod
     async def wait_for_log(self, task_id: str, beyond: int) -> None:
