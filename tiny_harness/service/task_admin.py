@@ -32,6 +32,7 @@ from google.protobuf.json_format import MessageToJson
 from temporalio.api.common.v1 import WorkflowExecution
 from temporalio.api.workflowservice.v1 import DeleteWorkflowExecutionRequest
 from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError, RPCStatusCode
 
 from tiny_harness.config import Settings, TemporalConfig
 from tiny_harness.errors import (
@@ -137,6 +138,10 @@ async def _end_workflows(client: Client, task_id: str) -> list[tuple[str, str, b
         (execution.id, execution.run_id, execution.status == WorkflowExecutionStatus.RUNNING)
         async for execution in client.list_workflows(query)
     ]
+    # Visibility lags a start by a moment: the task's own newest run is asked for by id.
+    newest = await _newest_run(client, task_id)
+    if newest is not None and newest[1] not in {run_id for _, run_id, _ in runs}:
+        runs.append(newest)
     runs.sort(key=lambda run: run[0] != task_id)
     for workflow_id, run_id, running in runs:
         if running:
@@ -147,6 +152,16 @@ async def _end_workflows(client: Client, task_id: str) -> list[tuple[str, str, b
         )
         await client.workflow_service.delete_workflow_execution(request)
     return runs
+
+
+async def _newest_run(client: Client, workflow_id: str) -> tuple[str, str, bool] | None:
+    try:
+        described = await client.get_workflow_handle(workflow_id).describe()
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return None
+        raise
+    return workflow_id, described.run_id, described.status == WorkflowExecutionStatus.RUNNING
 
 
 async def _temporal(config: TemporalConfig) -> Client:
