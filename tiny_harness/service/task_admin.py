@@ -185,7 +185,8 @@ def _ended_lines(runs: list[tuple[str, str, bool]]) -> list[str]:
         return ["workflows: none in Temporal"]
     running = sorted({workflow_id for workflow_id, _, alive in runs if alive})
     ended = f"ended {', '.join(running)}" if running else "none was running"
-    return [f"workflows: {len(runs)} runs deleted from Temporal ({ended})"]
+    counted = f"{len(runs)} {'run' if len(runs) == 1 else 'runs'}"
+    return [f"workflows: {counted} deleted from Temporal ({ended})"]
 
 
 def _store_line(purged: Purged | None, configs: int) -> str:
