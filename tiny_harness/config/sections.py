@@ -19,7 +19,17 @@ class TemporalConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_error
     """``host:port`` of a Temporal frontend; None starts an embedded dev server in ``serve``."""
     namespace: NonEmptyStr = "default"
     task_queue: NonEmptyStr = "tiny-harness"
-    tls: bool = False
+    tls: bool | None = None
+    """TLS to ``address``: None leaves it to the SDK (on with an API key), true uses the
+    system's roots, false none; the ``tls_*`` files below turn it on."""
+    tls_ca_file: Path | None = None
+    """PEM file of the CA that signed the cluster's certificate (None: the system's roots)."""
+    tls_cert_file: Path | None = None
+    """PEM client certificate for mutual TLS; needs ``tls_key_file``."""
+    tls_key_file: Path | None = None
+    """PEM private key of ``tls_cert_file`` (its content is a secret; the path is not)."""
+    tls_server_name: NonEmptyStr | None = None
+    """The name the cluster's certificate carries, when ``address`` is not that name."""
     api_key: SecretStr | None = None
     """Temporal Cloud API key. Secret: environment only (``TINY_HARNESS_TEMPORAL__API_KEY``)."""
     embedded_port: Port = 7233

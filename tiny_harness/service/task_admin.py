@@ -45,6 +45,7 @@ from tiny_harness.harness.persistence.push_config_store import PushConfigStore
 from tiny_harness.harness.persistence.push_key import resolve_push_key
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import Purged, Store, TaskQuery, TaskRecord
+from tiny_harness.service.durable.client.tls import temporal_tls
 
 MAX_LISTED: Final = 1000
 """The most tasks `tasks list` prints at once (a page of the store is 100)."""
@@ -171,7 +172,7 @@ async def _temporal(config: TemporalConfig) -> Client:
     api_key = config.api_key.get_secret_value() if config.api_key else None
     try:
         return await Client.connect(
-            address, namespace=config.namespace, api_key=api_key, tls=config.tls
+            address, namespace=config.namespace, api_key=api_key, tls=temporal_tls(config)
         )
     except RuntimeError as error:
         raise TemporalUnavailableError(

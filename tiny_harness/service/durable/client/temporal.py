@@ -28,6 +28,7 @@ from tiny_harness.errors import TemporalUnavailableError
 from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.security import Redactor
 from tiny_harness.service.durable.client.dev_server import DevServer
+from tiny_harness.service.durable.client.tls import temporal_tls
 from tiny_harness.service.durable.payload_store import with_payload_store
 from tiny_harness.service.durable.redaction import redacting_converter
 from tiny_harness.service.http import free_port
@@ -113,7 +114,7 @@ async def _connect_remote(
             address,
             namespace=config.namespace,
             api_key=api_key,
-            tls=config.tls,
+            tls=temporal_tls(config),
             data_converter=converter,
             interceptors=interceptors,
         )
