@@ -21,6 +21,16 @@ def test_worker_without_temporal_address_exits_2(
     assert "TINY_HARNESS_TEMPORAL__ADDRESS" in capsys.readouterr().err
 
 
+def test_server_without_temporal_address_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("TINY_HARNESS_TEMPORAL__ADDRESS", raising=False)
+    assert main(["server", "--data-dir", str(tmp_path)]) == EXIT_CONFIG
+    said = capsys.readouterr().err
+    assert "tiny-harness server needs a Temporal address" in said
+    assert "TINY_HARNESS_TEMPORAL__ADDRESS" in said
+
+
 def test_unknown_key_in_config_file_exits_2_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

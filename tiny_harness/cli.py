@@ -2,6 +2,8 @@
 
 Run with: `tiny-harness serve [--config FILE] [--host H] [--port P] [--data-dir D]`
       or: `tiny-harness worker [--config FILE] [--data-dir D]` (worker only, remote Temporal)
+      or: `tiny-harness server [--config FILE] [--host H] [--port P] [--data-dir D]` (A2A
+          server only, remote Temporal: its tasks run on `worker` processes)
       or: `tiny-harness tui [--url URL] [--as NAME]` (the terminal UI of a running server)
       or: `tiny-harness tasks list|show|purge ...` (the store's tasks, for an operator)
 
@@ -41,12 +43,16 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     serve_cmd = commands.add_parser("serve", help="A2A server + worker (+ embedded Temporal)")
     worker_cmd = commands.add_parser("worker", help="worker only, against a Temporal address")
-    for command in (serve_cmd, worker_cmd):
+    server_cmd = commands.add_parser(
+        "server", help="A2A server only, against a Temporal address (tasks run on workers)"
+    )
+    for command in (serve_cmd, worker_cmd, server_cmd):
         command.add_argument("--config", type=Path, help="TOML configuration file")
         command.add_argument("--data-dir", type=Path, help="where state lives (.tiny-harness)")
     _tasks_parser(commands)
-    serve_cmd.add_argument("--host", help="address to bind (127.0.0.1)")
-    serve_cmd.add_argument("--port", type=int, help="port to bind (8080)")
+    for command in (serve_cmd, server_cmd):
+        command.add_argument("--host", help="address to bind (127.0.0.1)")
+        command.add_argument("--port", type=int, help="port to bind (8080)")
     tui_cmd = commands.add_parser(
         "tui",
         help="the terminal UI of a running server (or of any A2A agent)",
@@ -116,7 +122,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     from tiny_harness.config import load_settings
 
     overrides: dict[str, object] = {"data_dir": args.data_dir}
-    if args.command == "serve":
+    if args.command in ("serve", "server"):
         overrides |= {"server.host": args.host, "server.port": args.port}
     return load_settings(args.config, overrides)
 
@@ -171,9 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         with _logging(settings):
             # Imported here: the server's imports are heavy, and `tui` needs none of them.
-            from tiny_harness.service.runtime import run_worker, serve
+            from tiny_harness.service.runtime import run_server, run_worker, serve
 
-            runner = serve(settings) if args.command == "serve" else run_worker(settings)
+            runners = {"serve": serve, "worker": run_worker, "server": run_server}
+            runner = runners[args.command](settings)
             asyncio.run(_until_signalled(runner))
     except (ConfigError, ScriptError) as error:
         return _exit(EXIT_CONFIG, f"configuration error: {error.message}")

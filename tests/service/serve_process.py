@@ -1,4 +1,4 @@
-"""Running `tiny-harness serve` or `worker` as a real subprocess, as users run it."""
+"""Running `tiny-harness serve`, `server` or `worker` as a real subprocess, as users run it."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ embedded Temporal the process generates its own, as `make serve` on a fresh mach
 
 
 class ServeProcess:
-    """One `python -m tiny_harness serve|worker` child, its log lines, and a clean stop."""
+    """One `python -m tiny_harness serve|server|worker` child, its log lines, and a clean stop."""
 
     def __init__(
         self, data_dir: Path, port: int, env: dict[str, str], *, command: str = "serve"
@@ -48,7 +48,7 @@ class ServeProcess:
             self.command,
             "--data-dir",
             str(self.data_dir),
-            *(["--port", str(self.port)] if self.command == "serve" else []),
+            *(["--port", str(self.port)] if self.command in ("serve", "server") else []),
             env=self._env,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,

@@ -1,7 +1,8 @@
 """Running the harness: Temporal (embedded or remote), the worker, and the A2A server.
 
     serve:  connect/start Temporal ─► store ─► worker ─┬─► heartbeat schedule ─► A2A server
-    worker: connect Temporal ─► store ─► worker ───────┘
+    worker: connect Temporal ─► store ─► worker ───────┘                         │
+    server: connect Temporal ─► store ──────────────────► heartbeat schedule ─► A2A server
 
 Each component logs one line with its address when it is up. Shutdown (SIGINT/SIGTERM,
 which cancel the main task so every `finally` runs) stops the server, then the worker, then
@@ -106,17 +107,21 @@ def _store(settings: Settings, stack: AsyncExitStack) -> Store:
     return store
 
 
+def _needs_address(settings: Settings, role: str) -> None:
+    """A lone worker or server has nobody to share an embedded Temporal with."""
+    if settings.temporal.address is None:
+        raise ConfigError(
+            f"tiny-harness {role} needs a Temporal address: set TINY_HARNESS_TEMPORAL__ADDRESS",
+            variable="TINY_HARNESS_TEMPORAL__ADDRESS",
+        )
+
+
 async def run_worker(settings: Settings) -> None:
     """Run only the worker, against the configured (remote) Temporal.
 
-    Raises `ConfigError` when no Temporal address is configured: a lone worker has nobody
-    to share an embedded server with.
+    Raises `ConfigError` when no Temporal address is configured.
     """
-    if settings.temporal.address is None:
-        raise ConfigError(
-            "tiny-harness worker needs a Temporal address: set TINY_HARNESS_TEMPORAL__ADDRESS",
-            variable="TINY_HARNESS_TEMPORAL__ADDRESS",
-        )
+    _needs_address(settings, "worker")
     chosen = choose_model(settings.model)
     async with AsyncExitStack() as stack:
         telemetry = _telemetry(settings, stack)
@@ -279,8 +284,12 @@ class RunningHarness:
     store: Store
 
 
-async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarness:
-    """Start Temporal (embedded unless an address is set), a worker and the A2A server.
+async def open_harness(
+    settings: Settings, stack: AsyncExitStack, *, worker: bool = True
+) -> RunningHarness:
+    """Start Temporal (embedded unless an address is set), a worker (unless `worker` is
+    false: the `server` role, whose tasks run on `tiny-harness worker` processes) and the
+    A2A server.
 
     Everything started is stopped, in reverse order, when `stack` closes. Port 0 for the
     server means a free port, chosen before the card is built so the card names it.
@@ -301,17 +310,18 @@ async def open_harness(settings: Settings, stack: AsyncExitStack) -> RunningHarn
     await register_agents(harness, settings, card, stack)
     gateway = _gateway(settings, connection, store)
     outbound = await _outbound(settings, connection, gateway, stack, _counters(telemetry))
-    worker = build_worker(
-        connection.client,
-        task_queue=task_queue,
-        activities=_task_activities(settings, harness, telemetry),
-        heartbeat=_heartbeat_activities(settings, connection, harness),
-        push_base_url=base,
-        push=outbound.activities,
-        max_cached_workflows=settings.temporal.max_cached_workflows,
-    )
-    await stack.enter_async_context(worker)
-    logger.info("worker: task queue %s", task_queue)
+    if worker:
+        running = build_worker(
+            connection.client,
+            task_queue=task_queue,
+            activities=_task_activities(settings, harness, telemetry),
+            heartbeat=_heartbeat_activities(settings, connection, harness),
+            push_base_url=base,
+            push=outbound.activities,
+            max_cached_workflows=settings.temporal.max_cached_workflows,
+        )
+        await stack.enter_async_context(running)
+        logger.info("worker: task queue %s", task_queue)
     monitor = await _heartbeat(settings, connection)
     web_ui = WebUi(settings.server.web_ui_dir or CHECKOUT_BUILD)
     app = create_app(
@@ -365,4 +375,14 @@ async def serve(settings: Settings) -> None:
     """Run the harness until cancelled (SIGINT/SIGTERM)."""
     async with AsyncExitStack() as stack:
         await open_harness(settings, stack)
+        await asyncio.Event().wait()
+
+
+async def run_server(settings: Settings) -> None:
+    """Run only the A2A server until cancelled, against the configured (remote) Temporal:
+    its tasks run on `tiny-harness worker` processes. Raises `ConfigError` when no Temporal
+    address is configured."""
+    _needs_address(settings, "server")
+    async with AsyncExitStack() as stack:
+        await open_harness(settings, stack, worker=False)
         await asyncio.Event().wait()
