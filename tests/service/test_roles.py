@@ -3,11 +3,23 @@ to it run on a separate `tiny-harness worker`, both on one Temporal namespace an
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
+from a2a.client import Client as A2AClient
 from a2a.client import ClientConfig, ClientFactory
+from a2a.types import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    ListTasksRequest,
+    StreamResponse,
+    SubscribeToTaskRequest,
+    TaskState,
+)
 from temporalio.testing import WorkflowEnvironment
 
 from tests.service.serve_process import ServeProcess
@@ -21,17 +33,22 @@ turns:
 """
 
 
-async def test_a_task_sent_to_a_server_runs_on_a_worker_of_its_own(
-    temporal_env: WorkflowEnvironment, tmp_path: Path
-) -> None:
+def role_env(temporal_env: WorkflowEnvironment, tmp_path: Path) -> dict[str, str]:
+    """One deployment: one namespace and task queue, the question script, no schedule."""
     script = tmp_path / "ask.yaml"
     script.write_text(ASK, encoding="utf-8")
-    env = {
+    return {
         "TINY_HARNESS_TEMPORAL__ADDRESS": temporal_env.client.service_client.config.target_host,
         "TINY_HARNESS_TEMPORAL__TASK_QUEUE": f"roles-{uuid.uuid4()}",
         "TINY_HARNESS_MODEL__SCRIPT": str(script),
         "TINY_HARNESS_HEARTBEAT__ENABLED": "false",
     }
+
+
+async def test_a_task_sent_to_a_server_runs_on_a_worker_of_its_own(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    env = role_env(temporal_env, tmp_path)
     data_dir = tmp_path / "data"
     server = ServeProcess(data_dir, free_port(), env, command="server")
     worker = ServeProcess(data_dir, 0, env, command="worker")
@@ -54,3 +71,60 @@ async def test_a_task_sent_to_a_server_runs_on_a_worker_of_its_own(
     assert any("a2a: listening on" in line for line in server.lines)
     assert not any("worker: task queue" in line for line in server.lines)
     assert any("worker: task queue" in line for line in worker.lines)
+
+
+@asynccontextmanager
+async def deployment(
+    env: dict[str, str], data_dir: Path, servers: int, workers: int
+) -> AsyncIterator[list[ServeProcess]]:
+    """`servers` server processes and `workers` worker processes, started at once; the
+    servers are yielded."""
+    fronts = [ServeProcess(data_dir, free_port(), env, command="server") for _ in range(servers)]
+    backs = [ServeProcess(data_dir, 0, env, command="worker") for _ in range(workers)]
+    try:
+        await asyncio.gather(*(p.start() for p in (*fronts, *backs)))
+        yield fronts
+    finally:
+        await asyncio.gather(*(p.stop() for p in (*backs, *fronts)))
+
+
+async def a2a_client(url: str, http: httpx.AsyncClient) -> A2AClient:
+    return await ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create_from_url(url)
+
+
+async def test_a_task_started_on_one_server_is_followed_answered_read_and_cancelled_on_another(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    env = role_env(temporal_env, tmp_path)
+    async with (
+        deployment(env, tmp_path / "data", servers=2, workers=2) as (a, b),
+        httpx.AsyncClient(timeout=30, trust_env=False) as http,
+    ):
+        on_a, on_b = await a2a_client(a.url, http), await a2a_client(b.url, http)
+        asked = await collect(on_a.send_message(send_request("paint the fence")))
+        task_id = asked[0].task.id
+        heard: list[StreamResponse] = []
+        opened = asyncio.Event()
+
+        async def follow() -> None:
+            async for event in on_b.subscribe(SubscribeToTaskRequest(id=task_id)):
+                heard.append(event)
+                opened.set()
+
+        follower = asyncio.create_task(follow())
+        await asyncio.wait_for(opened.wait(), 30)
+        read = await on_b.get_task(GetTaskRequest(id=task_id))
+        listed = await on_b.list_tasks(ListTasksRequest())
+        answered = await collect(on_b.send_message(send_request("blue", task_id=task_id)))
+        await asyncio.wait_for(follower, 30)
+        dropped = await collect(on_a.send_message(send_request("paint the shed")))
+        await on_b.cancel_task(CancelTaskRequest(id=dropped[0].task.id))
+        cancelled = await on_a.get_task(GetTaskRequest(id=dropped[0].task.id))
+
+    assert states(asked)[-1] == "TASK_STATE_INPUT_REQUIRED"
+    assert read.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    assert task_id in [task.id for task in listed.tasks]
+    assert states(answered)[-1] == "TASK_STATE_COMPLETED"
+    assert states(heard)[0] == "TASK_STATE_INPUT_REQUIRED"
+    assert states(heard)[-1] == "TASK_STATE_COMPLETED"
+    assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
