@@ -42,7 +42,7 @@ def test_defaults_apply_without_file_env_or_overrides() -> None:
     assert settings.temporal.address is None
     assert settings.temporal.namespace == "default"
     assert settings.temporal.task_queue == "tiny-harness"
-    assert settings.temporal.tls is False
+    assert settings.temporal.tls is None  # the SDK decides: TLS when an API key is set
     assert settings.temporal.api_key is None
     assert settings.temporal.embedded_port == 7233
     assert settings.temporal.ui is False
