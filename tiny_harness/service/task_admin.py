@@ -45,7 +45,7 @@ from tiny_harness.harness.persistence.push_config_store import PushConfigStore
 from tiny_harness.harness.persistence.push_key import resolve_push_key
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import Purged, Store, TaskQuery, TaskRecord
-from tiny_harness.service.durable.client.tls import temporal_tls
+from tiny_harness.service.durable.client.temporal import client_of
 
 MAX_LISTED: Final = 1000
 """The most tasks `tasks list` prints at once (a page of the store is 100)."""
@@ -169,15 +169,12 @@ async def _temporal(config: TemporalConfig) -> Client:
     """A plain client of the configured Temporal (the embedded one's port without an
     address): ending and deleting workflows carries no payload."""
     address = config.address or f"127.0.0.1:{config.embedded_port}"
-    api_key = config.api_key.get_secret_value() if config.api_key else None
     try:
-        return await Client.connect(
-            address, namespace=config.namespace, api_key=api_key, tls=temporal_tls(config)
-        )
-    except RuntimeError as error:
+        return await client_of(config, address)
+    except TemporalUnavailableError as error:
         raise TemporalUnavailableError(
-            f"cannot reach Temporal at {address} ({error}); nothing was deleted: the task's "
-            "workflows must end first (start the server, or set TINY_HARNESS_TEMPORAL__ADDRESS)"
+            f"{error.message}; nothing was deleted: the task's workflows must end first "
+            "(start the server, or set TINY_HARNESS_TEMPORAL__ADDRESS)"
         ) from error
 
 

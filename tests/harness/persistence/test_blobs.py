@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import AsyncIterator
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,13 +19,6 @@ from tiny_harness.harness.persistence.store import TaskRecord
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 LATER = T0 + timedelta(days=40)
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
-    opened = SqliteStore(tmp_path / "tasks.db")
-    yield opened
-    await opened.close()
 
 
 async def _task(store: SqliteStore, task_id: str, state: TaskState, at: datetime) -> None:

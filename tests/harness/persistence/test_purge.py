@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
 
-import pytest
 from a2a.types import Message, Part, Role, TaskState
 
 from tiny_harness.harness.models.llm import UserItem
@@ -16,13 +13,6 @@ from tiny_harness.harness.persistence.store import LogPage, LogWrite, Purged, Ta
 from tiny_harness.service.durable.workflows.events import new_task, status_event, task_event
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
-    opened = SqliteStore(tmp_path / "tasks.db")
-    yield opened
-    await opened.close()
 
 
 def first_step(task_id: str) -> LogWrite:

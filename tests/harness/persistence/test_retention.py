@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -113,13 +112,6 @@ async def kinds_left(store: SqliteStore, task_id: str) -> set[RecordKind]:
 
 def nothing_deleted() -> dict[RecordKind, int]:
     return dict.fromkeys(RecordKind, 0)
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
-    opened = SqliteStore(tmp_path / "tasks.db")
-    yield opened
-    await opened.close()
 
 
 async def test_sweep_deletes_records_past_their_ttl_and_keeps_the_newer(

@@ -13,7 +13,7 @@ from tests.service.durable.tls_proxy import Pki, tls_proxy, write_pki
 from tiny_harness.config import TemporalConfig
 from tiny_harness.errors import ConfigError, TemporalUnavailableError
 from tiny_harness.harness.persistence.sqlite import SqliteStore
-from tiny_harness.service.durable.client.temporal import connect
+from tiny_harness.service.durable.client.temporal import TemporalConnection, connect
 from tiny_harness.service.durable.client.tls import temporal_tls
 
 
@@ -28,33 +28,46 @@ def mutual(address: str, pki: Pki, **changes: object) -> TemporalConfig:
     return TemporalConfig.model_validate(settings | changes)
 
 
-async def test_a_client_certificate_of_the_clusters_ca_gets_through_mutual_tls(
-    temporal_client: Client, tmp_path: Path
-) -> None:
+async def connect_through_front(
+    temporal_client: Client, tmp_path: Path, **changes: object
+) -> tuple[str, TemporalConnection | TemporalUnavailableError]:
+    """Connect as the harness does through a mutual-TLS front of the dev server, with the
+    `mutual` settings and `changes`: the front's address and the connection (with a count
+    of workflows made through it), or the error that refused it."""
     pki = write_pki(tmp_path)
     upstream = temporal_client.service_client.config.target_host
     async with tls_proxy(upstream, pki) as address, AsyncExitStack() as stack:
         store = SqliteStore(tmp_path / "store.sqlite3")
         stack.push_async_callback(store.close)
-        connection = await connect(mutual(address, pki), tmp_path, stack, store=store)
-        counted = await connection.client.count_workflows()
+        try:
+            connection = await connect(
+                mutual(address, pki, **changes), tmp_path, stack, store=store
+            )
+        except TemporalUnavailableError as error:
+            return address, error
+        await connection.client.count_workflows()  # a call that crosses the front
+        return address, connection
 
+
+async def test_a_client_certificate_of_the_clusters_ca_gets_through_mutual_tls(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    address, connection = await connect_through_front(temporal_client, tmp_path)
+
+    assert isinstance(connection, TemporalConnection)
     assert connection.address == address
     assert not connection.embedded
-    assert counted.count >= 0
 
 
 async def test_without_a_client_certificate_the_cluster_refuses_and_the_error_names_it(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    pki = write_pki(tmp_path)
-    upstream = temporal_client.service_client.config.target_host
-    async with tls_proxy(upstream, pki) as address, AsyncExitStack() as stack:
-        store = SqliteStore(tmp_path / "store.sqlite3")
-        stack.push_async_callback(store.close)
-        config = mutual(address, pki, tls_cert_file=None, tls_key_file=None)
-        with pytest.raises(TemporalUnavailableError, match=f"cannot reach Temporal at {address}"):
-            await connect(config, tmp_path, stack, store=store)
+    address, refused = await connect_through_front(
+        temporal_client, tmp_path, tls_cert_file=None, tls_key_file=None
+    )
+
+    assert isinstance(refused, TemporalUnavailableError)
+    assert f"cannot reach Temporal at {address}" in refused.message
 
 
 @pytest.mark.parametrize(

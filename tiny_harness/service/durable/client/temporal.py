@@ -108,19 +108,31 @@ async def _connect_remote(
     config: TemporalConfig, interceptors: Sequence[Interceptor], converter: DataConverter
 ) -> TemporalConnection:
     address = config.address or ""
+    client = await client_of(config, address, converter=converter, interceptors=interceptors)
+    return TemporalConnection(client=client, address=address, embedded=False)
+
+
+async def client_of(
+    config: TemporalConfig,
+    address: str,
+    *,
+    converter: DataConverter | None = None,
+    interceptors: Sequence[Interceptor] = (),
+) -> Client:
+    """A client of the Temporal frontend at `address`, in `config`'s namespace with its API
+    key and TLS; `TemporalUnavailableError` when it cannot be reached."""
     api_key = config.api_key.get_secret_value() if config.api_key else None
     try:
-        client = await Client.connect(
+        return await Client.connect(
             address,
             namespace=config.namespace,
             api_key=api_key,
             tls=temporal_tls(config),
-            data_converter=converter,
+            data_converter=converter or DataConverter.default,
             interceptors=interceptors,
         )
     except RuntimeError as error:
         raise TemporalUnavailableError(f"cannot reach Temporal at {address}: {error}") from error
-    return TemporalConnection(client=client, address=address, embedded=False)
 
 
 async def _start_embedded(
