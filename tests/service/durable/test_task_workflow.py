@@ -31,6 +31,8 @@ from tests.support import (
     user_message,
 )
 from tiny_harness.errors import FinalTaskError
+from tiny_harness.harness.hooks import HookContext, HookPoint
+from tiny_harness.harness.persistence.store import TaskQuery
 
 SLOW = "turns:\n  - text: too late\n    delay_seconds: 30\n"
 ASK = """
@@ -252,3 +254,40 @@ async def test_a_model_that_never_finishes_is_stopped_at_the_call_limit(
     assert "loop.max_model_calls" in reason
     # Nothing is lost: the history still holds the request that started it all.
     assert get_message_text(task.history[0]) == "go"
+
+
+class HeldAssembly:
+    """A compaction.trigger policy that holds the turn's preparation until released."""
+
+    name = "held-assembly"
+    priority = 10
+    points = frozenset({HookPoint.parse("compaction.trigger.in")})
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
+        self.entered.set()
+        await self.release.wait()
+        return None
+
+
+async def test_a_task_cancelled_while_its_turn_is_being_prepared_ends_canceled(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    """The step the preparation was writing goes back to the writer, so the end is written."""
+    held = HeldAssembly()
+    async with running_harness(temporal_client, tmp_path, "turns:\n  - text: never\n") as h:
+        h.harness.hooks.register(held)
+        client = await h.client()
+        sending = asyncio.create_task(collect(client.send_message(send_request("go"))))
+        await asyncio.wait_for(held.entered.wait(), 20)
+        page = await h.store.list_tasks(TaskQuery())
+        task_id = page.records[0].task_id
+        cancelled = await asyncio.wait_for(client.cancel_task(CancelTaskRequest(id=task_id)), 20)
+        held.release.set()
+        events = await asyncio.wait_for(sending, 20)
+
+    assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
+    assert states(events)[-1] == "TASK_STATE_CANCELED"

@@ -21,7 +21,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from a2a.types import Message
@@ -89,7 +89,10 @@ class Preparer:
                 start_to_close_timeout=_TIMEOUT,
                 retry_policy=_RETRY,
             )
-        except ActivityError:
+        except BaseException:
+            # Failed, or cancelled before it could fail (the task cancelled while the
+            # activity waits to start): the step goes back, or the writer stays busy and
+            # the task's end is never written.
             self._writer.taken(step, None)
             raise
         self._writer.taken(step, turn.points)
