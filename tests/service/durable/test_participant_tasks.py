@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 from a2a.types import (
@@ -21,8 +22,17 @@ from a2a.types import (
     TaskState,
 )
 from a2a.utils.errors import TaskNotFoundError
+from temporalio import client, workflow
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
+from temporalio.worker import (
+    Interceptor,
+    StartChildWorkflowInput,
+    WorkflowInboundInterceptor,
+    WorkflowInterceptorClassInput,
+    WorkflowOutboundInterceptor,
+)
+from temporalio.workflow import ChildWorkflowHandle
 
 from tests.support import (
     RunningHarness,
@@ -195,6 +205,48 @@ async def test_cancelling_the_parent_cancels_the_assigned_task(
     assert parent_snap.task.status.state == TaskState.TASK_STATE_CANCELED
     assert child_snap.task.status.state == TaskState.TASK_STATE_CANCELED
     assert f"its parent task {parent_id} ended" in child_snap.task.status.message.parts[0].text
+
+
+class _CancelDuringStart(WorkflowOutboundInterceptor):
+    """Has the task's cancel arrive while the task waits for its sub-task to start, as a
+    cancel signal taken in the window between the start asked and the start done does."""
+
+    async def start_child_workflow(
+        self, input: StartChildWorkflowInput
+    ) -> ChildWorkflowHandle[Any, Any]:
+        # The cancel signal's handler, run now: its cancel of the loop lands on the start.
+        workflow.instance().cancel("canceled by request")
+        return await super().start_child_workflow(input)
+
+
+class CancelsDuringSubTaskStart(client.Interceptor, Interceptor):
+    """On a client, so the worker built on it takes it."""
+
+    def workflow_interceptor_class(
+        self, input: WorkflowInterceptorClassInput
+    ) -> type[WorkflowInboundInterceptor]:
+        return _Inbound
+
+
+class _Inbound(WorkflowInboundInterceptor):
+    def init(self, outbound: WorkflowOutboundInterceptor) -> None:
+        super().init(_CancelDuringStart(outbound))
+
+
+async def test_a_cancel_that_comes_while_the_sub_task_starts_ends_the_task_canceled(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    config = temporal_client.config()
+    config["interceptors"] = [CancelsDuringSubTaskStart()]
+    async with running_harness(Client(**config), tmp_path, HAND_TO_BOB) as h:
+        parent_id = await start_parent(h)
+        parent_snap = await ended(temporal_client, parent_id)
+        started = await h.workflows_once_visible({parent_id})
+
+    assert parent_snap.task.status.state == TaskState.TASK_STATE_CANCELED
+    assert "canceled by request" in parent_snap.task.status.message.parts[0].text
+    # The cancel came before the start was asked of the server: no sub-task was left.
+    assert started == {parent_id}
 
 
 async def test_a_task_for_someone_not_on_the_task_is_an_error_result(

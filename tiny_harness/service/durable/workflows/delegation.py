@@ -285,10 +285,15 @@ class Delegation:
         assigned task to end."""
         for row in unresolved(loop):
             handle = workflow.get_external_workflow_handle(row.local_id)
-            if row.assignee is None:
-                await handle.signal(RemoteTaskWorkflow.cancel)
-            else:
-                await handle.signal("cancel", f"its parent task {self._start.task_id} ended")
+            try:
+                if row.assignee is None:
+                    await handle.signal(RemoteTaskWorkflow.cancel)
+                else:
+                    await handle.signal("cancel", f"its parent task {self._start.task_id} ended")
+            except ApplicationError as error:
+                # Ended before its report reached this task, or never started (its start
+                # cancelled with this task): nothing is left to cancel.
+                workflow.logger.info("sub-task %s not cancelled: %s", row.local_id, error.message)
 
 
 def _news_target(loop: LoopState, remote_task_id: str) -> SubtaskRow | None:

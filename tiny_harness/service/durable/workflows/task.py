@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.persistence.records import Record
     from tiny_harness.harness.tasks.extension import TaskRef, ext_of, ext_part
     from tiny_harness.harness.tasks.usage import TaskUsage
-    from tiny_harness.harness.tools.definition import ToolCall, ToolResult
+    from tiny_harness.harness.tools.definition import ToolCall, ToolResult, WorkflowCommand
     from tiny_harness.service import refusals
     from tiny_harness.service.durable.payloads import (
         SEEN_MESSAGE_IDS,
@@ -313,9 +313,7 @@ class TaskWorkflow:
         result: ToolResult | None = outcome.result
         command = outcome.command
         if command is not None and command.kind in DELEGATION_COMMANDS:
-            result = await self._delegation.apply(
-                command, self._loop, self._log.task, self._list_subtask
-            )
+            result = await self._delegate(command)
         elif command is not None:
             result = self._apply_command(self._commands.apply(command, self._loop, self._log.task))
         if result is not None:
@@ -323,6 +321,27 @@ class TaskWorkflow:
                 call_id=result.call_id, name=result.name, text=result.text, is_error=result.is_error
             )
             self._log.add_items(item)
+
+    async def _delegate(self, command: WorkflowCommand) -> ToolResult:
+        """Start or answer a sub-task. The SDK takes a cancel of the loop that lands while
+        a sub-task starts or is signalled as a cancel of that operation alone: it asks the
+        server to cancel it and then waits on, or raises the operation's own error. The
+        loop would go on as if never cancelled (and wait for a sub-task nobody cancels), so
+        a task cancelled (or vetoed by a hook) meanwhile stops here."""
+        try:
+            result = await self._delegation.apply(
+                command, self._loop, self._log.task, self._list_subtask
+            )
+        except Exception:
+            if self._stopping():
+                raise asyncio.CancelledError from None
+            raise
+        if self._stopping():
+            raise asyncio.CancelledError
+        return result
+
+    def _stopping(self) -> bool:
+        return self._cancel_requested or self._hooks.abort_reason is not None
 
     def _apply_command(self, outcome: CommandOutcome) -> ToolResult | None:
         """A command's changes; the result the model reads (None: later)."""
