@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
@@ -89,15 +90,41 @@ def unresolved(loop: LoopState) -> list[SubtaskRow]:
 class Delegation:
     """The sub-tasks of one task run."""
 
-    def __init__(self, start: TaskStart, milestones: Milestones) -> None:
+    COMMANDS: ClassVar = frozenset({"spawn_subtask", "reply_subtask", "create_participant_task"})
+    """Commands the delegation applies (they start or signal stand-in workflows)."""
+
+    def __init__(
+        self, start: TaskStart, milestones: Milestones, *, stopping: Callable[[], bool]
+    ) -> None:
+        """`stopping`: whether the task was cancelled (or a hook vetoed it)."""
         self._start = start
         self._milestones = milestones
+        self._stopping = stopping
 
     async def apply(
         self, command: WorkflowCommand, loop: LoopState, task: Task, listing: Listing
     ) -> ToolResult:
         """Start or answer a sub-task; the result the model reads. A started sub-task's
-        row goes to `listing` before it starts."""
+        row goes to `listing` before it starts.
+
+        Raises `CancelledError` when the task was stopped meanwhile. The SDK takes a cancel
+        of the loop that lands while a sub-task starts or is signalled as a cancel of that
+        operation alone: it asks the server to cancel it and then waits on, or raises the
+        operation's own error. The loop would go on as if never cancelled (and wait for a
+        sub-task nobody cancels)."""
+        try:
+            result = await self._apply(command, loop, task, listing)
+        except Exception:
+            if self._stopping():
+                raise asyncio.CancelledError from None
+            raise
+        if self._stopping():
+            raise asyncio.CancelledError
+        return result
+
+    async def _apply(
+        self, command: WorkflowCommand, loop: LoopState, task: Task, listing: Listing
+    ) -> ToolResult:
         if command.kind == "spawn_subtask":
             return await self._spawn(command, loop, listing)
         if command.kind == "create_participant_task":

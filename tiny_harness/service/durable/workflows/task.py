@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.persistence.records import Record
     from tiny_harness.harness.tasks.extension import TaskRef, ext_of, ext_part
     from tiny_harness.harness.tasks.usage import TaskUsage
-    from tiny_harness.harness.tools.definition import ToolCall, ToolResult, WorkflowCommand
+    from tiny_harness.harness.tools.definition import ToolCall, ToolResult
     from tiny_harness.service import refusals
     from tiny_harness.service.durable.payloads import (
         SEEN_MESSAGE_IDS,
@@ -64,9 +64,6 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.workflows.preparer import Prepared, Preparer
     from tiny_harness.service.durable.workflows.task_log import TaskLog
     from tiny_harness.service.durable.workflows.tool_runner import ToolRunner
-
-DELEGATION_COMMANDS = frozenset({"spawn_subtask", "reply_subtask", "create_participant_task"})
-"""Commands the delegation applies (they start or signal stand-in workflows)."""
 
 
 @workflow.defn
@@ -108,7 +105,11 @@ class TaskWorkflow:
         self._milestones = Milestones(start.task_id)
         self._commands = CommandApplier(self._hooks, self._milestones)
         self._compactor = Compactor(start, self._attempts)
-        self._delegation = Delegation(start, self._milestones)
+        self._delegation = Delegation(
+            start,
+            self._milestones,
+            stopping=lambda: self._cancel_requested or self._hooks.abort_reason is not None,
+        )
         self._inbox = Inbox(self._delegation)
         self._model = ModelCaller(start, self._attempts)
         self._tools = ToolRunner(start, self._attempts, cancelled=lambda: self._cancel_requested)
@@ -312,8 +313,10 @@ class TaskWorkflow:
         outcome = await self._tools.invoke(call, self._loop, self._log.task)
         result: ToolResult | None = outcome.result
         command = outcome.command
-        if command is not None and command.kind in DELEGATION_COMMANDS:
-            result = await self._delegate(command)
+        if command is not None and command.kind in Delegation.COMMANDS:
+            result = await self._delegation.apply(
+                command, self._loop, self._log.task, self._list_subtask
+            )
         elif command is not None:
             result = self._apply_command(self._commands.apply(command, self._loop, self._log.task))
         if result is not None:
@@ -321,27 +324,6 @@ class TaskWorkflow:
                 call_id=result.call_id, name=result.name, text=result.text, is_error=result.is_error
             )
             self._log.add_items(item)
-
-    async def _delegate(self, command: WorkflowCommand) -> ToolResult:
-        """Start or answer a sub-task. The SDK takes a cancel of the loop that lands while
-        a sub-task starts or is signalled as a cancel of that operation alone: it asks the
-        server to cancel it and then waits on, or raises the operation's own error. The
-        loop would go on as if never cancelled (and wait for a sub-task nobody cancels), so
-        a task cancelled (or vetoed by a hook) meanwhile stops here."""
-        try:
-            result = await self._delegation.apply(
-                command, self._loop, self._log.task, self._list_subtask
-            )
-        except Exception:
-            if self._stopping():
-                raise asyncio.CancelledError from None
-            raise
-        if self._stopping():
-            raise asyncio.CancelledError
-        return result
-
-    def _stopping(self) -> bool:
-        return self._cancel_requested or self._hooks.abort_reason is not None
 
     def _apply_command(self, outcome: CommandOutcome) -> ToolResult | None:
         """A command's changes; the result the model reads (None: later)."""
