@@ -8,8 +8,7 @@ from a2a.types import Message, Part, Role, TaskState
 
 from tiny_harness.harness.models.llm import UserItem
 from tiny_harness.harness.persistence.records import RecordKind, StateRecord
-from tiny_harness.harness.persistence.sqlite import SqliteStore
-from tiny_harness.harness.persistence.store import LogPage, LogWrite, Purged, TaskRecord
+from tiny_harness.harness.persistence.store import LogPage, LogWrite, Purged, Store, TaskRecord
 from tiny_harness.service.durable.workflows.events import new_task, status_event, task_event
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -38,7 +37,7 @@ def state_of(task_id: str) -> StateRecord:
 
 
 async def test_purge_deletes_the_task_its_own_workflows_records_and_unshared_payloads(
-    store: SqliteStore,
+    store: Store,
 ) -> None:
     await store.write_log(first_step("t-1"))
     await store.write_log(first_step("t-2"))
@@ -69,7 +68,7 @@ async def test_purge_deletes_the_task_its_own_workflows_records_and_unshared_pay
 
 
 async def test_a_write_on_its_way_when_the_task_was_purged_brings_nothing_back(
-    store: SqliteStore,
+    store: Store,
 ) -> None:
     step = first_step("t-1")
     await store.write_log(step)
@@ -87,7 +86,7 @@ async def test_a_write_on_its_way_when_the_task_was_purged_brings_nothing_back(
     assert await store.records(RecordKind.STATE, "t-1.sub-1") == ()
 
 
-async def test_purging_a_task_the_store_never_held_deletes_nothing(store: SqliteStore) -> None:
+async def test_purging_a_task_the_store_never_held_deletes_nothing(store: Store) -> None:
     await store.write_log(first_step("t-10"))
     await store.put_record(state_of("t-1.sub-1"))
 

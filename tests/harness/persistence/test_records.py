@@ -14,6 +14,7 @@ import pytest
 from a2a.types import Task, TaskState, TaskStatus
 from pydantic import BaseModel, SecretBytes, SecretStr
 
+from tests.harness.persistence.database import execute
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.context.compaction import CompactionRecord
 from tiny_harness.harness.models.llm import Usage
@@ -27,7 +28,7 @@ from tiny_harness.harness.persistence.records import (
     ToolResultRecord,
 )
 from tiny_harness.harness.persistence.sqlite import SCHEMA_VERSION, SqliteStore
-from tiny_harness.harness.persistence.store import TaskRecord
+from tiny_harness.harness.persistence.store import Store, TaskRecord
 from tiny_harness.harness.tasks.plan import Plan, Step
 
 NOW = datetime(2025, 3, 31, 12, 0, tzinfo=UTC)
@@ -204,21 +205,21 @@ async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
     ],
     ids=lambda record: str(record.kind),
 )
-async def test_each_record_kind_round_trips(store: SqliteStore, record: Record) -> None:
+async def test_each_record_kind_round_trips(store: Store, record: Record) -> None:
     await store.put_record(record)
 
     assert await store.records(RecordKind(record.kind), "t-1") == (record,)
     assert await store.record(RecordKind(record.kind), record.key) == record
 
 
-async def test_a_record_under_an_unknown_key_is_none(store: SqliteStore) -> None:
+async def test_a_record_under_an_unknown_key_is_none(store: Store) -> None:
     await store.put_record(tool_result_record("t-1", call_id="call-1"))
 
     assert await store.record(RecordKind.TOOL_RESULT, "t-1/call-2") is None
     assert await store.record(RecordKind.PLAN, "t-1/call-1") is None
 
 
-async def test_records_are_ordered_by_instant_not_by_written_offset(store: SqliteStore) -> None:
+async def test_records_are_ordered_by_instant_not_by_written_offset(store: Store) -> None:
     # 12:00 at UTC+5 is 07:00 UTC, an hour before 08:00 UTC, though its wall clock is later.
     early = datetime(2025, 3, 1, 12, 0, tzinfo=timezone(timedelta(hours=5)))
     late = datetime(2025, 3, 1, 8, 0, tzinfo=UTC)
@@ -231,7 +232,7 @@ async def test_records_are_ordered_by_instant_not_by_written_offset(store: Sqlit
     assert loaded[0].recorded_at == early
 
 
-async def test_records_of_a_kind_stay_in_that_kinds_table(store: SqliteStore) -> None:
+async def test_records_of_a_kind_stay_in_that_kinds_table(store: Store) -> None:
     await store.put_record(plan_record("t-1"))
 
     assert await store.records(RecordKind.STATE, "t-1") == ()
@@ -241,7 +242,7 @@ async def test_records_of_a_kind_stay_in_that_kinds_table(store: SqliteStore) ->
     assert await store.records(RecordKind.TOOL_RESULT, "t-1") == ()
 
 
-async def test_lower_plan_revision_never_replaces_a_higher_one(store: SqliteStore) -> None:
+async def test_lower_plan_revision_never_replaces_a_higher_one(store: Store) -> None:
     await store.put_record(plan_record("t-1", revision=2))
     await store.put_record(plan_record("t-1", revision=1, recorded_at=NOW))
 
@@ -250,7 +251,7 @@ async def test_lower_plan_revision_never_replaces_a_higher_one(store: SqliteStor
     assert kept == plan_record("t-1", revision=2)
 
 
-async def test_higher_plan_revision_replaces_the_stored_one(store: SqliteStore) -> None:
+async def test_higher_plan_revision_replaces_the_stored_one(store: Store) -> None:
     await store.put_record(plan_record("t-1", revision=1))
     await store.put_record(plan_record("t-1", revision=2, recorded_at=NOW))
 
@@ -259,7 +260,7 @@ async def test_higher_plan_revision_replaces_the_stored_one(store: SqliteStore) 
     )
 
 
-async def test_equal_version_replaces_the_stored_record(store: SqliteStore) -> None:
+async def test_equal_version_replaces_the_stored_record(store: Store) -> None:
     first = state_record("t-1", iteration=4)
     retried = first.model_copy(update={"summary": "written again", "recorded_at": NOW})
     await store.put_record(first)
@@ -268,14 +269,14 @@ async def test_equal_version_replaces_the_stored_record(store: SqliteStore) -> N
     assert await store.records(RecordKind.STATE, "t-1") == (retried,)
 
 
-async def test_lower_state_iteration_never_replaces_a_higher_one(store: SqliteStore) -> None:
+async def test_lower_state_iteration_never_replaces_a_higher_one(store: Store) -> None:
     await store.put_record(state_record("t-1", iteration=5))
     await store.put_record(state_record("t-1", iteration=4, recorded_at=NOW))
 
     assert await store.records(RecordKind.STATE, "t-1") == (state_record("t-1", iteration=5),)
 
 
-async def test_records_are_oldest_first_and_only_the_tasks_own(store: SqliteStore) -> None:
+async def test_records_are_oldest_first_and_only_the_tasks_own(store: Store) -> None:
     day = timedelta(days=1)
     # Written out of order, interleaved with another task's records.
     await store.put_record(compaction_record("t-1", ordinal=3, recorded_at=OLD + 2 * day))
@@ -294,7 +295,7 @@ async def test_records_are_oldest_first_and_only_the_tasks_own(store: SqliteStor
     assert [record.key for record in theirs] == ["t-2/1"]
 
 
-async def test_records_of_one_instant_are_ordered_by_key(store: SqliteStore) -> None:
+async def test_records_of_one_instant_are_ordered_by_key(store: Store) -> None:
     for message_id in ("m-c", "m-a", "m-b"):
         await store.put_record(inbox_record("t-1", message_id=message_id, recorded_at=OLD))
 
@@ -303,24 +304,22 @@ async def test_records_of_one_instant_are_ordered_by_key(store: SqliteStore) -> 
     assert [record.key for record in loaded] == ["t-1/m-a", "t-1/m-b", "t-1/m-c"]
 
 
-async def test_records_of_an_unknown_task_are_empty(store: SqliteStore) -> None:
+async def test_records_of_an_unknown_task_are_empty(store: Store) -> None:
     await store.put_record(plan_record("t-1"))
 
     assert await store.records(RecordKind.PLAN, "t-unknown") == ()
 
 
-async def test_records_of_the_task_kind_are_refused(store: SqliteStore) -> None:
+async def test_records_of_the_task_kind_are_refused(store: Store) -> None:
     await store.put_task(task_record("t-1"))
 
     with pytest.raises(StoreError, match="not task-scoped"):
         await store.records(RecordKind.TASK, "t-1")
 
 
-async def test_unreadable_stored_record_raises_store_error(store: SqliteStore) -> None:
+async def test_unreadable_stored_record_raises_store_error(store: Store) -> None:
     await store.put_record(plan_record("t-1"))
-    with sqlite3.connect(store.path) as tamper:
-        tamper.execute("UPDATE plans SET json = ?", ('{"kind": "plan", "bogus": 1}',))
-    tamper.close()
+    await execute(store, "UPDATE plans SET json = ?", '{"kind": "plan", "bogus": 1}')
 
     with pytest.raises(StoreError, match="unreadable"):
         await store.records(RecordKind.PLAN, "t-1")
@@ -329,7 +328,7 @@ async def test_unreadable_stored_record_raises_store_error(store: SqliteStore) -
 # --- naive datetimes -------------------------------------------------------------------
 
 
-async def test_naive_recorded_at_is_refused(store: SqliteStore) -> None:
+async def test_naive_recorded_at_is_refused(store: Store) -> None:
     naive = plan_record("t-1", recorded_at=datetime(2025, 3, 1, 12, 0))
 
     with pytest.raises(StoreError, match="timezone-aware"):
@@ -339,7 +338,7 @@ async def test_naive_recorded_at_is_refused(store: SqliteStore) -> None:
 
 
 @pytest.mark.parametrize("kind", list(RecordKind))
-async def test_naive_cutoff_is_refused(store: SqliteStore, kind: RecordKind) -> None:
+async def test_naive_cutoff_is_refused(store: Store, kind: RecordKind) -> None:
     await store.put_record(inbox_record("t-1"))
 
     with pytest.raises(StoreError, match="timezone-aware"):
@@ -353,7 +352,7 @@ async def test_naive_cutoff_is_refused(store: SqliteStore, kind: RecordKind) -> 
 
 @pytest.mark.parametrize("kind", RECORD_KINDS)
 async def test_delete_expired_deletes_only_records_older_than_the_cutoff(
-    store: SqliteStore, kind: RecordKind
+    store: Store, kind: RecordKind
 ) -> None:
     # Tasks that ended before the cutoff: only the records' own age decides.
     for task_id in ("t-old-1", "t-old-2", "t-at", "t-recent"):
@@ -374,7 +373,7 @@ async def test_delete_expired_deletes_only_records_older_than_the_cutoff(
     assert len(await store.records(kind, "t-recent")) == 1
 
 
-async def test_delete_expired_of_nothing_expired_returns_zero(store: SqliteStore) -> None:
+async def test_delete_expired_of_nothing_expired_returns_zero(store: Store) -> None:
     await store.put_record(inbox_record("t-1", recorded_at=RECENT))
 
     assert await store.delete_expired(RecordKind.INBOX_AUDIT, CUTOFF) == 0
@@ -383,7 +382,7 @@ async def test_delete_expired_of_nothing_expired_returns_zero(store: SqliteStore
 
 @pytest.mark.parametrize("state", RUNNING_STATES, ids=TaskState.Name)
 async def test_a_running_tasks_task_plan_and_state_survive_any_cutoff(
-    store: SqliteStore, state: TaskState
+    store: Store, state: TaskState
 ) -> None:
     await store.put_task(task_record("t-1", state=state, updated_at=OLD))
     await store.put_record(plan_record("t-1", recorded_at=OLD))
@@ -399,9 +398,7 @@ async def test_a_running_tasks_task_plan_and_state_survive_any_cutoff(
 
 
 @pytest.mark.parametrize("state", FINAL_STATES, ids=TaskState.Name)
-async def test_a_final_tasks_task_plan_and_state_expire(
-    store: SqliteStore, state: TaskState
-) -> None:
+async def test_a_final_tasks_task_plan_and_state_expire(store: Store, state: TaskState) -> None:
     await store.put_task(task_record("t-1", state=state, updated_at=OLD))
     await store.put_record(plan_record("t-1", recorded_at=OLD))
     await store.put_record(state_record("t-1", recorded_at=OLD))
@@ -415,7 +412,7 @@ async def test_a_final_tasks_task_plan_and_state_expire(
 
 
 async def test_a_final_task_is_kept_until_it_has_been_final_for_the_ttl(
-    store: SqliteStore,
+    store: Store,
 ) -> None:
     await store.put_task(
         task_record("t-1", state=TaskState.TASK_STATE_COMPLETED, updated_at=RECENT)
@@ -425,7 +422,7 @@ async def test_a_final_task_is_kept_until_it_has_been_final_for_the_ttl(
     assert await store.get_task("t-1") is not None
 
 
-async def test_a_final_tasks_old_plan_and_state_count_from_its_end(store: SqliteStore) -> None:
+async def test_a_final_tasks_old_plan_and_state_count_from_its_end(store: Store) -> None:
     # The plan was last changed long ago, but the task ended within the ttl: the plan
     # and state are the task's own, kept as long as the task record is.
     await store.put_task(
@@ -442,7 +439,7 @@ async def test_a_final_tasks_old_plan_and_state_count_from_its_end(store: Sqlite
 
 
 async def test_plan_and_state_of_a_task_the_store_never_saw_expire_by_age(
-    store: SqliteStore,
+    store: Store,
 ) -> None:
     await store.put_record(plan_record("t-gone", recorded_at=OLD))
     await store.put_record(state_record("t-gone", recorded_at=OLD))
@@ -456,7 +453,7 @@ async def test_plan_and_state_of_a_task_the_store_never_saw_expire_by_age(
 )
 @pytest.mark.parametrize("state", [*RUNNING_STATES, *FINAL_STATES], ids=TaskState.Name)
 async def test_inbox_audit_compactions_and_channel_messages_expire_by_age_whatever_the_task_state(
-    store: SqliteStore, kind: RecordKind, state: TaskState
+    store: Store, kind: RecordKind, state: TaskState
 ) -> None:
     await store.put_task(task_record("t-1", state=state, updated_at=RECENT))
     await store.put_record(record_of(kind, "t-1", OLD))
@@ -465,7 +462,7 @@ async def test_inbox_audit_compactions_and_channel_messages_expire_by_age_whatev
     assert await store.records(kind, "t-1") == ()
 
 
-async def test_delete_expired_touches_only_its_own_kind(store: SqliteStore) -> None:
+async def test_delete_expired_touches_only_its_own_kind(store: Store) -> None:
     await store.put_task(task_record("t-1", state=TaskState.TASK_STATE_FAILED))
     for kind in RECORD_KINDS:
         await store.put_record(record_of(kind, "t-1", OLD))

@@ -13,11 +13,13 @@ import pytest
 from a2a.types import Message, Part, Role, StreamResponse, Task, TaskState
 from pydantic import BaseModel
 
+from tests.harness.persistence.conftest import OpenStore
+from tests.harness.persistence.database import execute
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.models.llm import AssistantItem, InputItem, ToolResultItem, UserItem
 from tiny_harness.harness.persistence.records import RecordKind
 from tiny_harness.harness.persistence.sqlite import SqliteStore
-from tiny_harness.harness.persistence.store import LogPage, LogWrite, TaskRecord
+from tiny_harness.harness.persistence.store import LogPage, LogWrite, Store, TaskRecord
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
 from tiny_harness.harness.tools.definition import ToolCall
 from tiny_harness.service.durable.workflows.events import (
@@ -78,7 +80,7 @@ def user(text: str) -> Message:
     return Message(message_id=f"u-{text}", role=Role.ROLE_USER, parts=[Part(text=text)])
 
 
-async def test_a_tasks_log_and_history_are_read_as_written(store: SqliteStore) -> None:
+async def test_a_tasks_log_and_history_are_read_as_written(store: Store) -> None:
     log = Log()
     await store.write_log(log.step(task_event(log.task), messages=(user("go"),)))
     await store.write_log(log.step(log.status(TaskState.TASK_STATE_WORKING, "Looking.")))
@@ -102,7 +104,7 @@ async def test_a_tasks_log_and_history_are_read_as_written(store: SqliteStore) -
 
 
 async def test_a_page_of_the_log_tells_its_length_and_whether_it_is_final(
-    store: SqliteStore,
+    store: Store,
 ) -> None:
     assert await store.read_log("t-1", 0) == LogPage(events=(), length=0, final=False)
     log = Log()
@@ -118,7 +120,7 @@ async def test_a_page_of_the_log_tells_its_length_and_whether_it_is_final(
     assert len((await store.read_log("t-1", 0, limit=2)).events) == 2
 
 
-async def test_get_task_reads_only_the_newest_history_asked_for(store: SqliteStore) -> None:
+async def test_get_task_reads_only_the_newest_history_asked_for(store: Store) -> None:
     log = Log()
     await store.write_log(log.step(task_event(log.task), messages=(user("a"), user("b"))))
     await store.write_log(log.step(log.status(TaskState.TASK_STATE_WORKING, "c")))
@@ -132,7 +134,7 @@ async def test_get_task_reads_only_the_newest_history_asked_for(store: SqliteSto
     assert [m.parts[0].text for m in two.task.history] == ["b", "c"]
 
 
-async def test_a_retried_step_changes_nothing(store: SqliteStore) -> None:
+async def test_a_retried_step_changes_nothing(store: Store) -> None:
     log = Log()
     first = log.step(task_event(log.task), messages=(user("go"),))
     second = log.step(log.status(TaskState.TASK_STATE_WORKING, "Looking."))
@@ -149,7 +151,7 @@ async def test_a_retried_step_changes_nothing(store: SqliteStore) -> None:
     assert len((await store.read_log("t-1", 0)).events) == 2
 
 
-async def test_the_write_that_ends_a_task_says_so_once(store: SqliteStore) -> None:
+async def test_the_write_that_ends_a_task_says_so_once(store: Store) -> None:
     log = Log()
     working = log.step(task_event(log.task), log.status(TaskState.TASK_STATE_WORKING))
     done = log.step(log.status(TaskState.TASK_STATE_COMPLETED, "Done."))
@@ -159,7 +161,7 @@ async def test_the_write_that_ends_a_task_says_so_once(store: SqliteStore) -> No
     assert await store.write_log(done) is False  # retried: the end was stored already
 
 
-async def test_an_end_is_stored_only_where_the_log_stands(store: SqliteStore) -> None:
+async def test_an_end_is_stored_only_where_the_log_stands(store: Store) -> None:
     log = Log()
     await store.write_log(log.step(task_event(log.task), messages=(user("go"),)))
     await store.write_log(log.step(log.status(TaskState.TASK_STATE_INPUT_REQUIRED, "Which?")))
@@ -178,7 +180,7 @@ async def test_an_end_is_stored_only_where_the_log_stands(store: SqliteStore) ->
     assert [m.parts[0].text for m in record.task.history][-1] == "The workflow was terminated."
 
 
-async def test_a_waiter_is_woken_by_a_write_through_the_same_store(store: SqliteStore) -> None:
+async def test_a_waiter_is_woken_by_a_write_through_the_same_store(store: Store) -> None:
     log = Log()
     await store.write_log(log.step(task_event(log.task)))
     waiting = asyncio.create_task(store.wait_for_log("t-1", 1))
@@ -191,11 +193,11 @@ async def test_a_waiter_is_woken_by_a_write_through_the_same_store(store: Sqlite
 
 
 async def test_a_waiter_notices_a_write_by_another_process(
-    store: SqliteStore, tmp_path: Path
+    store: Store, open_store: OpenStore
 ) -> None:
     log = Log()
     await store.write_log(log.step(task_event(log.task)))
-    other = SqliteStore(store.path)  # another process's connection to the same file
+    other = open_store()  # another process's connection to the same database
     try:
         waiting = asyncio.create_task(store.wait_for_log("t-1", 1))
         await other.write_log(log.step(log.status(TaskState.TASK_STATE_WORKING)))
@@ -204,14 +206,14 @@ async def test_a_waiter_notices_a_write_by_another_process(
         await other.close()
 
 
-async def test_a_waiter_on_a_log_already_past_returns_at_once(store: SqliteStore) -> None:
+async def test_a_waiter_on_a_log_already_past_returns_at_once(store: Store) -> None:
     log = Log()
     await store.write_log(log.step(task_event(log.task), log.status(TaskState.TASK_STATE_WORKING)))
 
     await asyncio.wait_for(store.wait_for_log("t-1", 1), timeout=30)
 
 
-async def test_a_tasks_conversation_is_read_by_range_as_written(store: SqliteStore) -> None:
+async def test_a_tasks_conversation_is_read_by_range_as_written(store: Store) -> None:
     log = Log()
     asked = UserItem(message_id="u-go", text="go")
     answer = AssistantItem(text="", tool_calls=(ToolCall(call_id="c1", name="t", arguments={}),))
@@ -227,7 +229,7 @@ async def test_a_tasks_conversation_is_read_by_range_as_written(store: SqliteSto
     assert await store.conversation("t-1", 3, 3) == ()
 
 
-async def test_a_conversation_read_past_what_is_stored_is_refused(store: SqliteStore) -> None:
+async def test_a_conversation_read_past_what_is_stored_is_refused(store: Store) -> None:
     log = Log()
     only = UserItem(message_id="a", text="a")
     await store.write_log(log.step(task_event(log.task), items=(only,)))
@@ -238,7 +240,7 @@ async def test_a_conversation_read_past_what_is_stored_is_refused(store: SqliteS
         await store.conversation("t-2", 0, 1)
 
 
-async def test_an_expired_task_goes_with_its_log_and_history(store: SqliteStore) -> None:
+async def test_an_expired_task_goes_with_its_log_and_history(store: Store) -> None:
     log = Log()
     item = UserItem(message_id="u-go", text="go")
     await store.write_log(log.step(task_event(log.task), messages=(user("go"),), items=(item,)))
@@ -248,13 +250,12 @@ async def test_an_expired_task_goes_with_its_log_and_history(store: SqliteStore)
 
     assert await store.get_task("t-1") is None
     assert (await store.read_log("t-1", 0)).events == ()
-    with closing(sqlite3.connect(store.path)) as connection:
-        messages = connection.execute("SELECT COUNT(*) FROM task_messages").fetchone()
-        items = connection.execute("SELECT COUNT(*) FROM task_items").fetchone()
-    assert (messages, items) == ((0,), (0,))
+    messages = await execute(store, "SELECT COUNT(*) FROM task_messages")
+    items = await execute(store, "SELECT COUNT(*) FROM task_items")
+    assert (messages, items) == ([(0,)], [(0,)])
 
 
-async def test_put_task_keeps_the_whole_task_with_its_history(store: SqliteStore) -> None:
+async def test_put_task_keeps_the_whole_task_with_its_history(store: Store) -> None:
     task = Task(id="t-9", context_id="ctx")
     task.status.state = TaskState.TASK_STATE_COMPLETED
     task.history.extend([user("one"), user("two")])

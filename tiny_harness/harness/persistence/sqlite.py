@@ -10,8 +10,7 @@ Limits: it is made for one writer process. WAL mode and a busy timeout let anoth
 read the file, or briefly contend for it, but nothing coordinates several servers writing the
 same file, and there is no replication or backup: the file is the only copy. A write by this
 store wakes its `wait_for_log` waiters at once; a write by another process on the same file
-(a separate `tiny-harness worker`) is noticed by polling, from every 50 ms up to every
-second while nothing changes.
+(a separate `tiny-harness worker`) is noticed by polling (`LogWaiters`).
 
 Pagination is by keyset over `(updated_at, id)`, so a page token stays valid as tasks
 arrive, but a task whose status changes while a client pages moves ahead of the cursor and
@@ -20,11 +19,6 @@ is not shown again in that walk.
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import binascii
-import contextlib
-import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -40,13 +34,18 @@ from tiny_harness.harness.persistence import (
     sqlite_records,
     sqlite_tasks,
 )
+from tiny_harness.harness.persistence.documents import (
+    decode_page_token,
+    encode_page_token,
+    utc_text,
+)
+from tiny_harness.harness.persistence.log_waiters import LogWaiters
 from tiny_harness.harness.persistence.records import Record, RecordKind
 from tiny_harness.harness.persistence.sqlite_file import (
     SqliteFile,
     integer_of,
     text_of,
     transaction,
-    utc_text,
 )
 from tiny_harness.harness.persistence.store import (
     EVENTS_PAGE,
@@ -73,11 +72,6 @@ _SCHEMA = (
     *sqlite_purge.SCHEMA,
 )
 
-FIRST_POLL_SECONDS = 0.05
-LAST_POLL_SECONDS = 1.0
-"""How often a waiter reads the file for another process's writes: from the first, doubling
-while nothing changes, up to the last."""
-
 type _Param = str | int
 
 _PARTICIPANTS = f"""'$.task.metadata."{TASK_EXT_KEY}".participants'"""
@@ -96,7 +90,7 @@ class SqliteStore(Store):
     def __init__(self, path: Path) -> None:
         self.ref = EntityRef(kind=EntityKind.STORE, id="sqlite")
         self._file = SqliteFile(path, label="sqlite store", prepare=_prepare_schema)
-        self._waiters: dict[str, set[asyncio.Future[int]]] = {}
+        self._waiters = LogWaiters()
 
     @property
     def path(self) -> Path:
@@ -110,7 +104,7 @@ class SqliteStore(Store):
             sqlite_tasks.put_task(connection, record)
 
         await self._call(f"write task {record.task_id!r}", put)
-        self._wake(record.task_id, record.version)
+        self._waiters.wake(record.task_id, record.version)
 
     async def get_task(
         self, task_id: str, *, history_length: int | None = None
@@ -130,7 +124,7 @@ class SqliteStore(Store):
             return sqlite_tasks.write_log(connection, write)
 
         ended = await self._call(f"write the log of task {write.task_id!r}", put)
-        self._wake(write.task_id, write.version)
+        self._waiters.wake(write.task_id, write.version)
         return ended
 
     async def end_task(self, write: LogWrite) -> bool:
@@ -141,7 +135,7 @@ class SqliteStore(Store):
 
         ended = await self._call(f"end task {write.task_id!r}", put)
         if ended:
-            self._wake(write.task_id, write.version)
+            self._waiters.wake(write.task_id, write.version)
         return ended
 
     async def read_log(self, task_id: str, cursor: int, limit: int = EVENTS_PAGE) -> LogPage:
@@ -177,21 +171,7 @@ class SqliteStore(Store):
     async def wait_for_log(self, task_id: str, beyond: int) -> None:
         """Return once the log holds more than `beyond` events: woken by this store's
         writes, polling for other processes'."""
-        loop = asyncio.get_running_loop()
-        poll = FIRST_POLL_SECONDS
-        while True:
-            woken: asyncio.Future[int] = loop.create_future()
-            self._waiters.setdefault(task_id, set()).add(woken)
-            try:
-                if await self._version(task_id) > beyond:
-                    return
-                with contextlib.suppress(TimeoutError):
-                    # A write here tells the length it left, so no read is needed.
-                    if await asyncio.wait_for(woken, poll) > beyond:
-                        return
-                poll = min(poll * 2, LAST_POLL_SECONDS)
-            finally:
-                self._forget(task_id, woken)
+        await self._waiters.wait(task_id, beyond, lambda: self._version(task_id))
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         """A page of matching records, newest status change first, ties broken by id
@@ -214,7 +194,7 @@ class SqliteStore(Store):
         page_filters = list(filters)
         page_params = list(params)
         if query.page_token is not None:
-            after_updated_at, after_id = _decode_token(query.page_token)
+            after_updated_at, after_id = decode_page_token(query.page_token)
             page_filters.append("(updated_at < ? OR (updated_at = ? AND id < ?))")
             page_params.extend((after_updated_at, after_updated_at, after_id))
         # Only fixed fragments above are joined into the SQL; every value is a parameter.
@@ -246,7 +226,7 @@ class SqliteStore(Store):
         next_token = None
         if len(rows) > query.page_size:
             last = rows[query.page_size - 1]
-            next_token = _encode_token(text_of(last[0], "updated_at"), text_of(last[1], "id"))
+            next_token = encode_page_token(text_of(last[0], "updated_at"), text_of(last[1], "id"))
         return TaskPage(records=tuple(records), next_page_token=next_token, total_size=total)
 
     async def put_record(self, record: Record) -> None:
@@ -322,19 +302,6 @@ class SqliteStore(Store):
 
         return await self._call(f"read the log length of task {task_id!r}", read)
 
-    def _wake(self, task_id: str, length: int) -> None:
-        """Tell the task's waiters its log now holds `length` events."""
-        for waiter in self._waiters.get(task_id, ()):
-            if not waiter.done():
-                waiter.set_result(length)
-
-    def _forget(self, task_id: str, waiter: asyncio.Future[int]) -> None:
-        waiters = self._waiters.get(task_id)
-        if waiters is not None:
-            waiters.discard(waiter)
-            if not waiters:
-                del self._waiters[task_id]
-
 
 def _prepare_schema(connection: sqlite3.Connection, path: Path) -> None:
     """Create or check the schema."""
@@ -377,33 +344,3 @@ def _read_transaction(connection: sqlite3.Connection) -> Iterator[None]:
 
 def _where(filters: list[str]) -> str:
     return " WHERE " + " AND ".join(filters) if filters else ""
-
-
-def _encode_token(updated_at: str, task_id: str) -> str:
-    raw = json.dumps([updated_at, task_id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
-
-
-def _decode_token(token: str) -> tuple[str, str]:
-    """The `(updated_at, id)` a page token carries; `StoreError` if this store did not issue it."""
-    malformed = StoreError(f"malformed page token {token[:64]!r}: not issued by this store")
-    try:
-        raw = base64.b64decode(token + "=" * (-len(token) % 4), altchars=b"-_", validate=True)
-        value: object = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeError, ValueError) as exc:
-        raise malformed from exc
-    if not (
-        isinstance(value, list)
-        and len(value) == 2
-        and isinstance(value[0], str)
-        and isinstance(value[1], str)
-    ):
-        raise malformed
-    updated_at, task_id = value[0], value[1]
-    try:
-        canonical = utc_text(datetime.fromisoformat(updated_at), "token")
-    except (ValueError, StoreError) as exc:
-        raise malformed from exc
-    if canonical != updated_at:
-        raise malformed
-    return updated_at, task_id

@@ -17,7 +17,6 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 
 from tiny_harness.errors import StoreError
@@ -142,17 +141,6 @@ def _set_pragmas(connection: sqlite3.Connection, path: Path) -> None:
         raise StoreError(
             f"sqlite store {path}: cannot switch to WAL journal mode (got {mode_row[0]!r})"
         )
-
-
-def utc_text(moment: datetime, what: str) -> str:
-    """`moment` as fixed-width ISO-8601 UTC text, whose text order is its time order."""
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise StoreError(f"{what} must be timezone-aware, got the naive {moment.isoformat()}")
-    try:
-        utc = moment.astimezone(UTC)
-    except OverflowError as exc:
-        raise StoreError(f"{what} {moment.isoformat()} is out of range in UTC") from exc
-    return utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def text_of(value: object, column: str) -> str:

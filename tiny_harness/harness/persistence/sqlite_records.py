@@ -11,27 +11,16 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-from pydantic import TypeAdapter, ValidationError
-
-from tiny_harness.errors import StoreError
+from tiny_harness.harness.persistence.documents import (
+    OUTLIVE_THEIR_TASK,
+    RECORD_TABLES,
+    parse_record,
+    record_table,
+)
 from tiny_harness.harness.persistence.records import Record, RecordKind
 from tiny_harness.harness.tasks.states import FINAL
 
-TABLES: Final[dict[RecordKind, str]] = {
-    RecordKind.PLAN: "plans",
-    RecordKind.STATE: "state",
-    RecordKind.INBOX_AUDIT: "inbox_audit",
-    RecordKind.COMPACTION: "compactions",
-    RecordKind.CHANNEL_MESSAGE: "channel_messages",
-    RecordKind.TOOL_RESULT: "tool_results",
-}
-"""The table of each task-scoped kind; only these fixed names are ever put into SQL."""
-
-
-_OUTLIVE_THEIR_TASK: Final = frozenset({RecordKind.PLAN, RecordKind.STATE, RecordKind.TOOL_RESULT})
-"""Kinds that are kept while their task is not final, however old they are."""
-
-_RECORD: Final = TypeAdapter[Record](Record)
+TABLES: Final = RECORD_TABLES
 
 
 def schema() -> tuple[str, ...]:
@@ -54,12 +43,7 @@ def schema() -> tuple[str, ...]:
     return tuple(statements)
 
 
-def table_of(kind: RecordKind) -> str:
-    """The table holding `kind`; `StoreError` for the task kind, which has its own API."""
-    table = TABLES.get(kind)
-    if table is None:
-        raise StoreError(f"records of kind {kind!r} are not task-scoped records")
-    return table
+table_of = record_table
 
 
 def upsert(connection: sqlite3.Connection, record: Record, recorded_at: str) -> None:
@@ -84,7 +68,7 @@ def select(connection: sqlite3.Connection, kind: RecordKind, task_id: str) -> tu
         f"SELECT key, json FROM {table} WHERE task_id = ? ORDER BY recorded_at, key",  # noqa: S608
         (task_id,),
     ).fetchall()
-    return tuple(_parse(str(row[1]), str(row[0])) for row in rows)
+    return tuple(parse_record(str(row[1]), str(row[0])) for row in rows)
 
 
 def get(connection: sqlite3.Connection, kind: RecordKind, key: str) -> Record | None:
@@ -94,7 +78,7 @@ def get(connection: sqlite3.Connection, kind: RecordKind, key: str) -> Record | 
         f"SELECT json FROM {table} WHERE key = ?",  # noqa: S608
         (key,),
     ).fetchone()
-    return None if row is None else _parse(str(row[0]), key)
+    return None if row is None else parse_record(str(row[0]), key)
 
 
 def delete_expired(connection: sqlite3.Connection, kind: RecordKind, before: str) -> int:
@@ -111,7 +95,7 @@ def delete_expired(connection: sqlite3.Connection, kind: RecordKind, before: str
     else:
         table = table_of(kind)
         sql = f"DELETE FROM {table} WHERE recorded_at < ?"  # noqa: S608
-        if kind in _OUTLIVE_THEIR_TASK:
+        if kind in OUTLIVE_THEIR_TASK:
             # A plan last changed long before its task ended must not go at the task's end.
             sql += (
                 " AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.id = "  # noqa: S608
@@ -119,13 +103,3 @@ def delete_expired(connection: sqlite3.Connection, kind: RecordKind, before: str
             )
             params = (before, before)
     return connection.execute(sql, params).rowcount
-
-
-def _parse(document: str, key: str) -> Record:
-    # The message names the problem only: the document itself may hold user content.
-    try:
-        return _RECORD.validate_json(document)
-    except ValidationError as exc:
-        raise StoreError(
-            f"stored record {key!r} is unreadable: {exc.error_count()} validation error(s)"
-        ) from exc

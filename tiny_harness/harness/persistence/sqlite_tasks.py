@@ -14,20 +14,27 @@ functions run on a connection the store hands them, under its lock.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 
 from a2a.types import Message, StreamResponse, Task
-from google.protobuf import json_format
-from google.protobuf.message import Message as ProtoMessage
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel
 
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.models.llm import InputItem
-from tiny_harness.harness.persistence.sqlite_file import integer_of, text_of, transaction, utc_text
+from tiny_harness.harness.persistence import documents
+from tiny_harness.harness.persistence.documents import (
+    item_json,
+    parse_item,
+    parse_proto,
+    proto_json,
+    utc_text,
+    validated,
+    without_history,
+)
+from tiny_harness.harness.persistence.sqlite_file import integer_of, text_of, transaction
 from tiny_harness.harness.persistence.sqlite_purge import is_purged
 from tiny_harness.harness.persistence.store import LogPage, LogWrite, TaskRecord
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
@@ -73,8 +80,6 @@ SCHEMA: Final = (
     """,
 )
 
-_ITEM: TypeAdapter[InputItem] = TypeAdapter(InputItem)
-
 _FINALS: Final = ", ".join(str(int(state)) for state in sorted(FINAL))
 
 _UPSERT: Final = """
@@ -96,7 +101,7 @@ def put_task(connection: sqlite3.Connection, record: TaskRecord) -> None:
     with transaction(connection):
         if is_purged(connection, record.task_id):
             return
-        if _put_row(connection, _without_history(record.task), record.version, record.updated_at):
+        if _put_row(connection, without_history(record.task), record.version, record.updated_at):
             connection.execute("DELETE FROM task_messages WHERE task_id = ?", (record.task_id,))
             _add_messages(connection, record.task_id, 0, record.task.history)
 
@@ -154,7 +159,7 @@ def with_history(connection: sqlite3.Connection, task: Task, history_length: int
         "ORDER BY n DESC LIMIT ?) ORDER BY n",
         (task.id, limit),
     ).fetchall()
-    task.history.extend(_parse(Message, text_of(r[0], "json"), task.id) for r in rows)
+    task.history.extend(parse_proto(Message, text_of(r[0], "json"), task.id) for r in rows)
 
 
 def events(
@@ -170,7 +175,7 @@ def events(
     for expected, row in enumerate(rows, start=cursor):
         if integer_of(row[0], "seq") != expected:
             break
-        found.append(_parse(StreamResponse, text_of(row[1], "json"), task_id))
+        found.append(parse_proto(StreamResponse, text_of(row[1], "json"), task_id))
     return tuple(found)
 
 
@@ -199,7 +204,7 @@ def conversation(
             f"task {task_id!r}: conversation items are not all stored "
             f"({len(missing)} of {len(numbers)} missing, the first {missing[0]})"
         )
-    return tuple(_item(found[n], task_id) for n in numbers)
+    return tuple(parse_item(found[n], task_id) for n in numbers)
 
 
 def log_page(connection: sqlite3.Connection, task_id: str, cursor: int, limit: int) -> LogPage:
@@ -240,7 +245,7 @@ def delete_expired(connection: sqlite3.Connection, before: str) -> int:
 
 def parse_record(document: str, task_id: str) -> TaskRecord:
     """A stored task row's record; `StoreError` naming the problem, never the content."""
-    return _validated(TaskRecord, document, task_id)
+    return documents.parse_task_record(document, task_id)
 
 
 class _LegacyRecord(BaseModel):
@@ -259,14 +264,14 @@ def move_logs_out_of_rows(connection: sqlite3.Connection) -> None:
     rows: list[tuple[object, ...]] = connection.execute("SELECT id, json FROM tasks").fetchall()
     for row in rows:
         task_id = text_of(row[0], "id")
-        legacy = _validated(_LegacyRecord, text_of(row[1], "json"), task_id)
+        legacy = validated(_LegacyRecord, text_of(row[1], "json"), task_id)
         _add_messages(connection, task_id, 0, legacy.task.history)
         connection.executemany(
             "INSERT OR IGNORE INTO task_events (task_id, seq, json) VALUES (?, ?, ?)",
-            [(task_id, seq, _json(e)) for seq, e in enumerate(legacy.events)],
+            [(task_id, seq, proto_json(e)) for seq, e in enumerate(legacy.events)],
         )
         record = TaskRecord(
-            task=_without_history(legacy.task), version=legacy.version, updated_at=legacy.updated_at
+            task=without_history(legacy.task), version=legacy.version, updated_at=legacy.updated_at
         )
         connection.execute(
             "UPDATE tasks SET json = ? WHERE id = ?", (record.model_dump_json(), task_id)
@@ -274,31 +279,25 @@ def move_logs_out_of_rows(connection: sqlite3.Connection) -> None:
 
 
 def status_changed_at(task: Task, updated_at: datetime) -> str:
-    """A task's listing time: its status timestamp, else `updated_at`."""
-    written = utc_text(updated_at, "the record's updated_at")
-    if not task.status.HasField("timestamp"):
-        return written
-    try:
-        changed = task.status.timestamp.ToDatetime(tzinfo=UTC)
-    except (ValueError, OverflowError) as exc:
-        raise StoreError(f"the task's status timestamp is out of range: {exc}") from exc
-    return utc_text(changed, "the task's status timestamp")
+    """A task's listing time as the column holds it: its status timestamp, else
+    `updated_at`, as `utc_text`."""
+    return utc_text(documents.status_changed_at(task, updated_at), "the task's listing time")
 
 
 def _add_step(connection: sqlite3.Connection, write: LogWrite) -> None:
     connection.executemany(
         "INSERT OR IGNORE INTO task_events (task_id, seq, json) VALUES (?, ?, ?)",
-        [(write.task_id, write.first_seq + i, _json(e)) for i, e in enumerate(write.events)],
+        [(write.task_id, write.first_seq + i, proto_json(e)) for i, e in enumerate(write.events)],
     )
     _add_messages(connection, write.task_id, write.first_message, write.messages)
     connection.executemany(
         "INSERT OR IGNORE INTO task_items (task_id, n, json) VALUES (?, ?, ?)",
         [
-            (write.task_id, write.first_item + i, _ITEM.dump_json(item).decode())
+            (write.task_id, write.first_item + i, item_json(item))
             for i, item in enumerate(write.items)
         ],
     )
-    _put_row(connection, _without_history(write.task), write.version, write.updated_at)
+    _put_row(connection, without_history(write.task), write.version, write.updated_at)
 
 
 def _add_messages(
@@ -306,7 +305,7 @@ def _add_messages(
 ) -> None:
     connection.executemany(
         "INSERT OR IGNORE INTO task_messages (task_id, n, json) VALUES (?, ?, ?)",
-        [(task_id, first + i, _json(m)) for i, m in enumerate(messages)],
+        [(task_id, first + i, proto_json(m)) for i, m in enumerate(messages)],
     )
 
 
@@ -333,45 +332,3 @@ def _state(connection: sqlite3.Connection, task_id: str) -> int | None:
         "SELECT state FROM tasks WHERE id = ?", (task_id,)
     ).fetchone()
     return None if row is None else integer_of(row[0], "state")
-
-
-def _without_history(task: Task) -> Task:
-    head = Task()
-    head.CopyFrom(task)
-    del head.history[:]
-    return head
-
-
-def _json(message: ProtoMessage) -> str:
-    return json.dumps(
-        json_format.MessageToDict(message, preserving_proto_field_name=False),
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
-
-
-def _parse[P: ProtoMessage](kind: type[P], document: str, task_id: str) -> P:
-    try:
-        return json_format.Parse(document, kind())
-    except json_format.ParseError as exc:
-        # The message names the problem only: the document holds user content.
-        raise StoreError(f"a stored {kind.__name__} of task {task_id!r} is unreadable") from exc
-
-
-def _item(document: str, task_id: str) -> InputItem:
-    try:
-        return _ITEM.validate_json(document)
-    except ValidationError as exc:
-        # The message names the problem only: the document holds the conversation.
-        raise StoreError(f"a stored conversation item of task {task_id!r} is unreadable") from exc
-
-
-def _validated[M: BaseModel](model: type[M], document: str, task_id: str) -> M:
-    unreadable = f"stored record of task {task_id!r} is unreadable"
-    try:
-        return model.model_validate_json(document)
-    except ValidationError as exc:
-        raise StoreError(f"{unreadable}: {exc.error_count()} validation error(s)") from exc
-    except (json_format.Error, TypeError) as exc:
-        # `ProtoJson` lets protobuf's ParseError, and its own TypeError, through unwrapped.
-        raise StoreError(f"{unreadable}: {type(exc).__name__}") from exc
