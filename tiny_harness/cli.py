@@ -93,16 +93,15 @@ def _tasks(settings: Settings, args: argparse.Namespace) -> None:
     """Print what `tiny-harness tasks list` or `show` reads, or what `purge` deleted."""
     from tiny_harness.service import task_admin
 
-    path = settings.store_path
     if args.action == "purge":
         purged = asyncio.run(task_admin.purge(settings, args.task_id))
         sys.stdout.write("".join(f"{line}\n" for line in purged))
         return
     if args.action == "show":
-        sys.stdout.write(asyncio.run(task_admin.show_json(path, args.task_id)) + "\n")
+        sys.stdout.write(asyncio.run(task_admin.show_json(settings, args.task_id)) + "\n")
         return
     state = task_admin.parse_state(args.state) if args.state else None
-    lines = task_admin.list_lines(path, state=state, context_id=args.context, limit=args.limit)
+    lines = task_admin.list_lines(settings, state=state, context_id=args.context, limit=args.limit)
     sys.stdout.write("".join(f"{line}\n" for line in asyncio.run(lines)))
 
 

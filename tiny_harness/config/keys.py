@@ -13,7 +13,7 @@ ENV_NESTED_DELIMITER: Final[str] = "__"
 """Separates the section from the field in an environment variable name."""
 
 SECRET_FIELDS: Final[frozenset[str]] = frozenset(
-    {"temporal.api_key", "model.api_key", "push_key", "o11y.otlp_headers"}
+    {"temporal.api_key", "model.api_key", "push_key", "o11y.otlp_headers", "store.url"}
 )
 """Dotted keys that may only be set through the environment, never in the config file."""
 

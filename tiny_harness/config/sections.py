@@ -6,7 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import AnyHttpUrl, BaseModel, Field, SecretStr
+from pydantic import AnyHttpUrl, BaseModel, Field, SecretStr, field_validator
 
 from tiny_harness.config.keys import NonEmptyStr, Port
 from tiny_harness.harness.settings.duration import Duration
@@ -75,10 +75,27 @@ class ServerConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=
 
 
 class StoreConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=True):
-    """Where task records are kept."""
+    """Where task records are kept: a SQLite file (the default, for one host), or the
+    PostgreSQL database at `url` (shared by every process of a deployment)."""
 
     path: Path | None = None
-    """SQLite file; None means ``<data_dir>/tiny-harness.sqlite3`` (see `Settings.store_path`)."""
+    """SQLite file; None means ``<data_dir>/tiny-harness.sqlite3`` (see `Settings.store_path`).
+    Not read when `url` is set."""
+    url: SecretStr | None = None
+    """PostgreSQL URL (``postgresql://user:password@host:5432/db``). Secret: environment
+    only (``TINY_HARNESS_STORE__URL``), since it holds the password."""
+    pool_size: int = Field(default=10, ge=1, le=100)
+    """Most connections each process opens to PostgreSQL (one more listens for writes)."""
+
+    @field_validator("url")
+    @classmethod
+    def _url_is_postgres(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(_POSTGRES_SCHEMES):
+            raise ValueError("must be a postgresql:// URL")
+        return value
+
+
+_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 class LoopConfig(BaseModel, extra="forbid", frozen=True):

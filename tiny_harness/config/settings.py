@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -141,8 +142,18 @@ class Settings(BaseSettings):
     def secrets(self) -> tuple[str, ...]:
         """Every secret this process holds, as text: masked wherever it would be written
         (a log line, a span); each OTLP header value counts on its own."""
-        held = [self.model.api_key, self.temporal.api_key, self.push_key, self.o11y.otlp_headers]
+        held = [
+            self.model.api_key,
+            self.temporal.api_key,
+            self.push_key,
+            self.o11y.otlp_headers,
+            self.store.url,
+        ]
         values = [s.get_secret_value() for s in held if s is not None]
+        url = self.store.url
+        password = urlsplit(url.get_secret_value()).password if url is not None else None
+        if password:
+            values.append(password)  # the store URL's password, should it be quoted alone
         return (*values, *otlp_headers(self.o11y.otlp_headers).values())
 
     @property

@@ -25,13 +25,12 @@ from tiny_harness.config import Settings
 from tiny_harness.errors import ConfigError
 from tiny_harness.harness.channels.a2a import A2A_CHANNEL_REF, A2AChannel
 from tiny_harness.harness.models.factory import ChosenModel, choose_model
-from tiny_harness.harness.persistence.push_config_store import PushConfigStore
 from tiny_harness.harness.persistence.push_key import resolve_push_key
-from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.plugins.install import build_harness
 from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.harness.security import Redactor
+from tiny_harness.service import storage
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.a2a.doorbell import PushReceiver
@@ -101,9 +100,8 @@ async def _temporal(
 
 def _store(settings: Settings, stack: AsyncExitStack) -> Store:
     """The store, closed when `stack` closes (after the client that keeps payloads in it)."""
-    store = SqliteStore(settings.store_path)
-    stack.push_async_callback(store.close)
-    logger.info("store: sqlite at %s", settings.store_path)
+    store = storage.open_store(settings, stack)
+    logger.info("store: %s", storage.describe(settings))
     return store
 
 
@@ -248,10 +246,7 @@ async def _outbound(
     key = resolve_push_key(
         settings.push_key, data_dir=settings.data_dir, embedded=connection.embedded
     )
-    configs = PushConfigStore(
-        settings.store_path, key, max_per_task=settings.push.max_configs_per_task
-    )
-    stack.push_async_callback(configs.close)
+    configs = storage.push_configs(settings, gateway.store, key, stack)
     return await open_outbound(
         connection.client,
         gateway,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Final
 
 from a2a.helpers import get_message_text
@@ -37,14 +36,12 @@ from temporalio.service import RPCError, RPCStatusCode
 from tiny_harness.config import Settings, TemporalConfig
 from tiny_harness.errors import (
     ConfigError,
-    StoreError,
     TemporalUnavailableError,
     UnknownTaskError,
 )
-from tiny_harness.harness.persistence.push_config_store import PushConfigStore
 from tiny_harness.harness.persistence.push_key import resolve_push_key
-from tiny_harness.harness.persistence.sqlite import SqliteStore
-from tiny_harness.harness.persistence.store import Purged, Store, TaskQuery, TaskRecord
+from tiny_harness.harness.persistence.store import Purged, TaskQuery, TaskRecord
+from tiny_harness.service import storage
 from tiny_harness.service.durable.client.temporal import client_of
 
 MAX_LISTED: Final = 1000
@@ -69,13 +66,13 @@ def parse_state(text: str) -> int:
 
 
 async def list_lines(
-    path: Path, *, state: int | None = None, context_id: str | None = None, limit: int = 20
+    settings: Settings, *, state: int | None = None, context_id: str | None = None, limit: int = 20
 ) -> list[str]:
     """The newest `limit` matching tasks, one line each, then how many matched in all."""
     if not 1 <= limit <= MAX_LISTED:
         raise ConfigError(f"--limit must be 1 to {MAX_LISTED}, got {limit}", variable="--limit")
     async with AsyncExitStack() as stack:
-        store = _open(path, stack)
+        store = storage.open_store(settings, stack, existing=True)
         records: list[TaskRecord] = []
         token: str | None = None
         total = 0
@@ -97,14 +94,14 @@ async def list_lines(
     return [*lines, f"{shown} {'task' if total == 1 else 'tasks'}"]
 
 
-async def show_json(path: Path, task_id: str) -> str:
+async def show_json(settings: Settings, task_id: str) -> str:
     """The task with its whole history, as GetTask returns it; `UnknownTaskError` when the
     store holds no such task."""
     async with AsyncExitStack() as stack:
-        store = _open(path, stack)
+        store = storage.open_store(settings, stack, existing=True)
         record = await store.get_task(task_id)
     if record is None:
-        raise UnknownTaskError(f"no task {task_id} in the store at {path}")
+        raise UnknownTaskError(f"no task {task_id} in the store ({storage.describe(settings)})")
     return MessageToJson(record.task, indent=2)
 
 
@@ -114,19 +111,18 @@ async def purge(settings: Settings, task_id: str) -> list[str]:
     if not task_id or any(c in task_id for c in "'\"\\"):
         raise UnknownTaskError(f"no task {task_id!r}")  # no id of ours holds a quote
     async with AsyncExitStack() as stack:
-        store = _open(settings.store_path, stack)
+        store = storage.open_store(settings, stack, existing=True)
         client = await _temporal(settings.temporal)
         ended = await _end_workflows(client, task_id)
         purged = await store.purge_task(task_id)
         if purged is None and not ended:
-            raise UnknownTaskError(f"no task {task_id} in the store at {settings.store_path}")
+            raise UnknownTaskError(f"no task {task_id} in the store ({storage.describe(settings)})")
         key = resolve_push_key(
             settings.push_key,
             data_dir=settings.data_dir,
             embedded=settings.temporal.address is None,
         )
-        configs = PushConfigStore(settings.store_path, key)
-        stack.push_async_callback(configs.close)
+        configs = storage.push_configs(settings, store, key, stack)
         dropped = await configs.delete_task(task_id)
     return [f"purged task {task_id}", *_ended_lines(ended), _store_line(purged, dropped)]
 
@@ -217,11 +213,3 @@ def _changed(record: TaskRecord) -> datetime:
 
 def _short(state: int) -> str:
     return TaskState.Name(state).removeprefix(_STATE_PREFIX).lower().replace("_", "-")
-
-
-def _open(path: Path, stack: AsyncExitStack) -> Store:
-    if not path.is_file():
-        raise StoreError(f"no store at {path} (give the server's --data-dir or --config)")
-    store = SqliteStore(path)
-    stack.push_async_callback(store.close)
-    return store

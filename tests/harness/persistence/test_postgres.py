@@ -74,7 +74,9 @@ async def test_an_unreachable_database_is_named_without_its_password() -> None:
     # Port 1 on the loopback address: nothing listens there, the refusal is immediate.
     store = PostgresStore("postgresql://harness:s3cret-pw@127.0.0.1:1/tasks")
     try:
-        with pytest.raises(StoreError, match=re.escape("postgres store 127.0.0.1:1/tasks")) as raised:
+        with pytest.raises(
+            StoreError, match=re.escape("postgres store 127.0.0.1:1/tasks")
+        ) as raised:
             await store.get_task("t-1")
     finally:
         await store.close()

@@ -1,8 +1,8 @@
-"""Behaviour of `PushConfigStore`: our clients' push configs, token and credentials sealed."""
+"""Behaviour of `PushConfigStore`: our clients' push configs, token and credentials sealed,
+in the SQLite file or the PostgreSQL database of the task store."""
 
 from __future__ import annotations
 
-import sqlite3
 import stat
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -11,10 +11,18 @@ from pathlib import Path
 import pytest
 from a2a.types import AuthenticationInfo, Task, TaskPushNotificationConfig
 
+from tests.harness.persistence.database import execute
 from tiny_harness.errors import PushConfigError, PushConfigLimitError, PushKeyError, StoreError
-from tiny_harness.harness.persistence.push_config_store import PushConfigStore, redacted
+from tiny_harness.harness.persistence.postgres import PostgresStore
+from tiny_harness.harness.persistence.postgres_push_configs import PostgresPushConfigs
+from tiny_harness.harness.persistence.push_config_store import (
+    PushConfigStore,
+    PushConfigTable,
+    redacted,
+)
 from tiny_harness.harness.persistence.sqlite import SqliteStore
-from tiny_harness.harness.persistence.store import TaskRecord
+from tiny_harness.harness.persistence.sqlite_push_configs import SqlitePushConfigs
+from tiny_harness.harness.persistence.store import Store, TaskRecord
 
 KEY = bytes(range(32))
 OTHER_KEY = bytes(range(1, 33))
@@ -46,9 +54,30 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "data" / "tiny-harness.sqlite3"
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+async def database(request: pytest.FixtureRequest, db_path: Path) -> AsyncIterator[Store]:
+    """The task store whose database the configs are kept in."""
+    opened: Store
+    if request.param == "sqlite":
+        opened = SqliteStore(db_path)
+    else:
+        opened = PostgresStore(request.getfixturevalue("postgres_url"))
+    yield opened
+    await opened.close()
+
+
+def table_in(database: Store) -> PushConfigTable:
+    """The push configs' table in `database`."""
+    if isinstance(database, SqliteStore):
+        return SqlitePushConfigs(database.path)
+    if isinstance(database, PostgresStore):
+        return PostgresPushConfigs(database)
+    raise TypeError(type(database).__name__)
+
+
 @pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[PushConfigStore]:
-    opened = PushConfigStore(db_path, KEY, max_per_task=3)
+async def store(database: Store) -> AsyncIterator[PushConfigStore]:
+    opened = PushConfigStore(table_in(database), KEY, max_per_task=3)
     yield opened
     await opened.close()
 
@@ -157,7 +186,20 @@ async def test_configs_of_different_tasks_may_share_an_id(store: PushConfigStore
 # --- sealing ------------------------------------------------------------------------------
 
 
-async def test_push_token_encrypted_at_rest(store: PushConfigStore, db_path: Path) -> None:
+async def test_push_token_encrypted_at_rest(store: PushConfigStore, database: Store) -> None:
+    await store.put(make_config(config_id="c-1"))
+    await store.put(make_config(config_id="c-1"))  # and its replacement
+
+    rows = await execute(database, "SELECT url, token, credentials FROM push_configs")
+    stored = b"".join(bytes(value) for row in rows for value in row if isinstance(value, bytes))
+    assert [row[0] for row in rows] == [URL]
+    assert stored  # sealed, not left out
+    assert TOKEN.encode() not in stored
+    assert CREDENTIALS.encode() not in stored
+
+
+async def test_the_sqlite_file_and_its_wal_hold_no_secret_and_are_private(db_path: Path) -> None:
+    store = PushConfigStore(SqlitePushConfigs(db_path), KEY)
     await store.put(make_config(config_id="c-1"))
     await store.put(make_config(config_id="c-1"))  # and its replacement
 
@@ -165,6 +207,8 @@ async def test_push_token_encrypted_at_rest(store: PushConfigStore, db_path: Pat
     assert URL.encode() in on_disk
     assert TOKEN.encode() not in on_disk
     assert CREDENTIALS.encode() not in on_disk
+    for path in (db_path, db_path.with_name(db_path.name + "-wal")):
+        assert file_mode(path) == 0o600, path
 
     await store.close()  # the WAL is checkpointed into the file
     on_disk = raw_bytes(db_path)
@@ -173,20 +217,11 @@ async def test_push_token_encrypted_at_rest(store: PushConfigStore, db_path: Pat
     assert CREDENTIALS.encode() not in on_disk
 
 
-async def test_the_database_file_and_its_wal_are_private(
-    store: PushConfigStore, db_path: Path
-) -> None:
-    await store.put(make_config())
-
-    for path in (db_path, db_path.with_name(db_path.name + "-wal")):
-        assert file_mode(path) == 0o600, path
-
-
 async def test_a_different_key_cannot_open_the_secrets(
-    store: PushConfigStore, db_path: Path
+    store: PushConfigStore, database: Store
 ) -> None:
     await store.put(make_config(config_id="c-1"))
-    other = PushConfigStore(db_path, OTHER_KEY)
+    other = PushConfigStore(table_in(database), OTHER_KEY)
     try:
         assert await other.get("task-1", "c-1") is not None  # the redacted view needs no key
         with pytest.raises(PushKeyError) as caught:
@@ -203,18 +238,18 @@ async def test_a_different_key_cannot_open_the_secrets(
     [("token", "task-1", "c-2"), ("token", "task-2", "c-1"), ("credentials", "task-1", "c-2")],
 )
 async def test_a_sealed_value_copied_to_another_row_does_not_open(
-    store: PushConfigStore, db_path: Path, column: str, to_task: str, to_id: str
+    store: PushConfigStore, database: Store, column: str, to_task: str, to_id: str
 ) -> None:
     await store.put(make_config("task-1", "c-1"))
     await store.put(make_config(to_task, to_id, token="mine", credentials="mine"))
-    with sqlite3.connect(db_path) as connection:
-        connection.execute(
-            f"UPDATE push_configs SET {column} = "
-            f"(SELECT {column} FROM push_configs WHERE task_id = 'task-1' AND id = 'c-1') "
-            "WHERE task_id = ? AND id = ?",
-            (to_task, to_id),
-        )
-    connection.close()
+    await execute(
+        database,
+        f"UPDATE push_configs SET {column} = "
+        f"(SELECT {column} FROM push_configs WHERE task_id = 'task-1' AND id = 'c-1') "
+        "WHERE task_id = ? AND id = ?",
+        to_task,
+        to_id,
+    )
 
     with pytest.raises(PushKeyError, match=column):
         await store.for_dispatch(to_task, to_id)
@@ -222,12 +257,10 @@ async def test_a_sealed_value_copied_to_another_row_does_not_open(
 
 
 async def test_a_sealed_token_moved_into_the_credentials_does_not_open(
-    store: PushConfigStore, db_path: Path
+    store: PushConfigStore, database: Store
 ) -> None:
     await store.put(make_config("task-1", "c-1"))
-    with sqlite3.connect(db_path) as connection:
-        connection.execute("UPDATE push_configs SET credentials = token")
-    connection.close()
+    await execute(database, "UPDATE push_configs SET credentials = token")
 
     with pytest.raises(PushKeyError, match="credentials"):
         await store.for_dispatch("task-1", "c-1")
@@ -303,7 +336,7 @@ async def test_replacing_an_id_under_the_cap_does_not_count_twice(
 
 def test_a_key_that_is_not_32_bytes_is_refused(db_path: Path) -> None:
     with pytest.raises(ValueError, match="32 bytes"):
-        PushConfigStore(db_path, KEY[:16])
+        PushConfigStore(SqlitePushConfigs(db_path), KEY[:16])
 
 
 # --- deleting -----------------------------------------------------------------------------
@@ -337,23 +370,19 @@ async def test_delete_task_removes_all_of_its_configs_only(store: PushConfigStor
 # --- sharing the store's file -------------------------------------------------------------
 
 
-async def test_shares_the_task_stores_file_without_disturbing_it(
-    store: PushConfigStore, db_path: Path
+async def test_shares_the_task_stores_database_without_disturbing_it(
+    store: PushConfigStore, database: Store
 ) -> None:
-    tasks = SqliteStore(db_path)
     now = datetime.now(UTC)
-    try:
-        task = Task(id="task-1", context_id="ctx-1")
-        await tasks.put_task(TaskRecord(task=task, version=1, updated_at=now))
-        await store.put(make_config(config_id="c-1"))
-        await tasks.put_task(TaskRecord(task=task, version=2, updated_at=now))
+    task = Task(id="task-1", context_id="ctx-1")
+    await database.put_task(TaskRecord(task=task, version=1, updated_at=now))
+    await store.put(make_config(config_id="c-1"))
+    await database.put_task(TaskRecord(task=task, version=2, updated_at=now))
 
-        stored = await tasks.get_task("task-1")
-        assert stored is not None
-        assert stored.version == 2
-        assert [c.id for c in await store.list("task-1")] == ["c-1"]
-    finally:
-        await tasks.close()
+    stored = await database.get_task("task-1")
+    assert stored is not None
+    assert stored.version == 2
+    assert [c.id for c in await store.list("task-1")] == ["c-1"]
 
 
 async def test_calls_after_close_fail(store: PushConfigStore) -> None:

@@ -80,7 +80,7 @@ class PostgresStore(Store):
         self.ref = EntityRef(kind=EntityKind.STORE, id="postgres")
         self._url = url
         self._pool_size = pool_size
-        self.where = _where(url)
+        self.where = location(url)
         """The host and database, for messages (never the password)."""
         self._pool: AsyncConnectionPool[AsyncConnection[tuple[object, ...]]] | None = None
         self._opening = asyncio.Lock()
@@ -360,7 +360,7 @@ async def _snapshot(connection: Connection) -> AsyncIterator[None]:
         yield
 
 
-def _where(url: str) -> str:
+def location(url: str) -> str:
     """Where the database is, for messages: host and database name, no credentials."""
     try:
         parts = conninfo_to_dict(url)

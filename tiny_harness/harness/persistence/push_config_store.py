@@ -13,21 +13,19 @@ secrets. The store checks what the store can: ids, the per-task cap, and CR/LF i
 that become HTTP headers. Whether the URL may be called at all is the URL guard's business,
 not this module's.
 
-Limits: the table `push_configs` lives in the task store's SQLite file, beside and independent
-of the store's tables (it is created here, with CREATE TABLE IF NOT EXISTS, and is not part of
-the store's schema version), so deleting a task's record does not delete its configs: call
-`delete_task`. Like `SqliteStore`, it is made for one writer process. Configs sealed under
-another key (`TINY_HARNESS_PUSH_KEY` changed) stay listed but no longer open.
+Where the configs live is a `PushConfigTable`'s business: in the SQLite file beside the
+task store (`sqlite_push_configs`), or in the PostgreSQL database the task store uses
+(`postgres_push_configs`), so every server of a deployment reads the configs any of them
+took. Deleting a task's record does not delete its configs: call `delete_task`. Configs
+sealed under another key (`TINY_HARNESS_PUSH_KEY` changed) stay listed but no longer open.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
 import uuid
-from collections.abc import Callable
-from pathlib import Path
+from abc import ABC, abstractmethod
 from typing import Final, Literal
 
 from a2a.types import AuthenticationInfo, TaskPushNotificationConfig
@@ -36,9 +34,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from tiny_harness.errors import PushConfigError, PushConfigLimitError, PushKeyError, StoreError
 from tiny_harness.harness.persistence.push_key import PUSH_KEY_BYTES
-from tiny_harness.harness.persistence.sqlite_file import SqliteFile
 
-__all__ = ["PushConfigStore", "redacted"]
+__all__ = ["PushConfigRow", "PushConfigStore", "PushConfigTable", "redacted", "room_for", "row_of"]
 
 _NONCE_BYTES: Final[int] = 12
 _SEAL_VERSION: Final[bytes] = b"\x01"
@@ -46,36 +43,9 @@ _SEAL_VERSION: Final[bytes] = b"\x01"
 
 type _SecretField = Literal["token", "credentials"]
 
-_SCHEMA = """
-    CREATE TABLE IF NOT EXISTS push_configs (
-        seq INTEGER PRIMARY KEY,
-        task_id TEXT NOT NULL,
-        id TEXT NOT NULL,
-        tenant TEXT NOT NULL,
-        url TEXT NOT NULL,
-        scheme TEXT,
-        token BLOB,
-        credentials BLOB,
-        UNIQUE (task_id, id)
-    )
-"""
-# `seq` is the creation order; `scheme` NULL means the config has no authentication at all;
-# `token`/`credentials` NULL mean the client gave none. A replaced config keeps its `seq`.
-
-_UPSERT = """
-    INSERT INTO push_configs (task_id, id, tenant, url, scheme, token, credentials)
-    VALUES (?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (task_id, id) DO UPDATE SET
-        tenant = excluded.tenant,
-        url = excluded.url,
-        scheme = excluded.scheme,
-        token = excluded.token,
-        credentials = excluded.credentials
-"""
-
-_COLUMNS = "task_id, id, tenant, url, scheme, token, credentials"
-
-type _Row = tuple[object, ...]
+type PushConfigRow = tuple[str, str, str, str, str | None, bytes | None, bytes | None]
+"""task_id, id, tenant, url, scheme (None: no authentication at all), token, credentials
+(sealed; None: the client gave none), as a `PushConfigTable` keeps them."""
 
 
 def redacted(config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
@@ -88,16 +58,71 @@ def redacted(config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
     return view
 
 
-class PushConfigStore:
-    """Push configs in the SQLite file at `path` (created with its directory on first use),
-    secrets sealed with the 32-byte `key`; at most `max_per_task` configs per task."""
+class PushConfigTable(ABC):
+    """Where the configs are kept: rows of `PushConfigRow`, at most a cap per task."""
 
-    def __init__(self, path: Path, key: bytes, *, max_per_task: int = 10) -> None:
+    @abstractmethod
+    async def put(self, row: PushConfigRow, max_per_task: int) -> None:
+        """Insert the row, or replace the task's row of the same id (keeping its place in
+        the creation order). Raises `PushConfigLimitError` (see `room_for`) for a new id
+        on a task with `max_per_task` rows already: the count and the write are one
+        transaction, so two racing writes cannot both pass the cap."""
+
+    @abstractmethod
+    async def rows(self, task_id: str) -> list[PushConfigRow]:
+        """The task's rows, oldest first."""
+
+    @abstractmethod
+    async def row(self, task_id: str, config_id: str) -> PushConfigRow | None:
+        """The task's row `config_id`, or None."""
+
+    @abstractmethod
+    async def delete(self, task_id: str, config_id: str) -> bool:
+        """Delete the task's row `config_id`; whether there was one."""
+
+    @abstractmethod
+    async def delete_task(self, task_id: str) -> int:
+        """Delete every row of the task; how many there were."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release what the table holds; later calls raise `StoreError`."""
+
+
+def room_for(task_id: str, *, replaces: bool, count: int, max_per_task: int) -> None:
+    """Refuse (`PushConfigLimitError`) a new config id on a task that has `max_per_task`
+    configs already; a config that `replaces` one of the same id always has room."""
+    if not replaces and count >= max_per_task:
+        raise PushConfigLimitError(
+            f"task {task_id!r} has {count} push configs, the most allowed "
+            f"({max_per_task}); delete one or replace one by its id"
+        )
+
+
+def row_of(row: tuple[object, ...]) -> PushConfigRow:
+    """A row as the database gives it, checked column by column."""
+    task_id, config_id, tenant, url, scheme, token, credentials = row
+    return (
+        _text(task_id),
+        _text(config_id),
+        _text(tenant),
+        _text(url),
+        None if scheme is None else _text(scheme),
+        _sealed(token),
+        _sealed(credentials),
+    )
+
+
+class PushConfigStore:
+    """Push configs in `table`, secrets sealed with the 32-byte `key`; at most
+    `max_per_task` configs per task."""
+
+    def __init__(self, table: PushConfigTable, key: bytes, *, max_per_task: int = 10) -> None:
         if len(key) != PUSH_KEY_BYTES:
             raise ValueError(f"the push key must be {PUSH_KEY_BYTES} bytes, not {len(key)}")
         if max_per_task < 1:
             raise ValueError(f"max_per_task must be at least 1, not {max_per_task}")
-        self._file = SqliteFile(path, label="push config store", prepare=_create_table)
+        self._table = table
         self._aead = AESGCM(key)
         self._max_per_task = max_per_task
 
@@ -115,7 +140,7 @@ class PushConfigStore:
         if not stored.id:
             stored.id = uuid.uuid4().hex
         has_auth = stored.HasField("authentication")
-        params = (
+        row: PushConfigRow = (
             stored.task_id,
             stored.id,
             stored.tenant,
@@ -124,69 +149,37 @@ class PushConfigStore:
             self._seal(stored, "token", stored.token),
             self._seal(stored, "credentials", stored.authentication.credentials),
         )
-
-        def put(connection: sqlite3.Connection) -> None:
-            connection.execute("BEGIN IMMEDIATE")  # the count and the write see one state
-            try:
-                self._check_room(connection, stored.task_id, stored.id)
-                connection.execute(_UPSERT, params)
-            except BaseException:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-                raise
-            connection.execute("COMMIT")
-
-        await self._call(f"write push config {stored.id!r} of task {stored.task_id!r}", put)
+        await self._table.put(row, self._max_per_task)
         return redacted(stored)
 
     async def get(self, task_id: str, config_id: str) -> TaskPushNotificationConfig | None:
         """The redacted view of the task's config `config_id`, or None."""
-        row = await self._row(task_id, config_id)
+        row = await self._table.row(task_id, config_id)
         return None if row is None else redacted(self._config(row, open_secrets=False))
 
     async def list(self, task_id: str) -> list[TaskPushNotificationConfig]:
         """The redacted views of the task's configs, oldest first."""
-
-        def select(connection: sqlite3.Connection) -> list[_Row]:
-            rows: list[_Row] = connection.execute(
-                f"SELECT {_COLUMNS} FROM push_configs WHERE task_id = ? ORDER BY seq",  # noqa: S608
-                (task_id,),
-            ).fetchall()
-            return rows
-
-        rows = await self._call(f"list push configs of task {task_id!r}", select)
+        rows = await self._table.rows(task_id)
         return [redacted(self._config(row, open_secrets=False)) for row in rows]
 
     async def delete(self, task_id: str, config_id: str) -> bool:
         """Delete the task's config `config_id`; whether there was one."""
-
-        def delete(connection: sqlite3.Connection) -> bool:
-            cursor = connection.execute(
-                "DELETE FROM push_configs WHERE task_id = ? AND id = ?", (task_id, config_id)
-            )
-            return cursor.rowcount > 0
-
-        return await self._call(f"delete push config {config_id!r} of task {task_id!r}", delete)
+        return await self._table.delete(task_id, config_id)
 
     async def delete_task(self, task_id: str) -> int:
         """Delete every config of the task; how many there were."""
-
-        def delete(connection: sqlite3.Connection) -> int:
-            cursor = connection.execute("DELETE FROM push_configs WHERE task_id = ?", (task_id,))
-            return cursor.rowcount
-
-        return await self._call(f"delete push configs of task {task_id!r}", delete)
+        return await self._table.delete_task(task_id)
 
     async def for_dispatch(self, task_id: str, config_id: str) -> TaskPushNotificationConfig | None:
         """The whole config, token and credentials opened, for sending a notification; None
         when there is no such config. Raises `PushKeyError` when a secret does not open (the
         push key changed, or the row was altered). Never hand the result to a client."""
-        row = await self._row(task_id, config_id)
+        row = await self._table.row(task_id, config_id)
         return None if row is None else self._config(row, open_secrets=True)
 
     async def close(self) -> None:
-        """Close the connection; later calls raise `StoreError`. Safe to call twice."""
-        await self._file.close()
+        """Close the table; later calls raise `StoreError`. Safe to call twice."""
+        await self._table.close()
 
     # --- sealing -----------------------------------------------------------------------------
 
@@ -218,7 +211,7 @@ class PushConfigStore:
         except UnicodeDecodeError:
             raise PushKeyError(f"{where}: the stored {field} is not text") from None
 
-    def _config(self, row: _Row, *, open_secrets: bool) -> TaskPushNotificationConfig:
+    def _config(self, row: PushConfigRow, *, open_secrets: bool) -> TaskPushNotificationConfig:
         task_id, config_id, tenant, url, scheme, token, credentials = row
         config = TaskPushNotificationConfig(
             task_id=_text(task_id), id=_text(config_id), tenant=_text(tenant), url=_text(url)
@@ -231,44 +224,6 @@ class PushConfigStore:
             if opened:
                 config.authentication.credentials = opened
         return config
-
-    # --- the connection ----------------------------------------------------------------------
-
-    def _check_room(self, connection: sqlite3.Connection, task_id: str, config_id: str) -> None:
-        """Refuse a new config id on a task that has `max_per_task` configs already."""
-        existing: _Row | None = connection.execute(
-            "SELECT 1 FROM push_configs WHERE task_id = ? AND id = ?", (task_id, config_id)
-        ).fetchone()
-        if existing is not None:
-            return
-        count_row: _Row = connection.execute(
-            "SELECT COUNT(*) FROM push_configs WHERE task_id = ?", (task_id,)
-        ).fetchone()
-        if isinstance(count_row[0], int) and count_row[0] >= self._max_per_task:
-            raise PushConfigLimitError(
-                f"task {task_id!r} has {count_row[0]} push configs, the most allowed "
-                f"({self._max_per_task}); delete one or replace one by its id"
-            )
-
-    async def _row(self, task_id: str, config_id: str) -> _Row | None:
-        def select(connection: sqlite3.Connection) -> _Row | None:
-            row: _Row | None = connection.execute(
-                f"SELECT {_COLUMNS} FROM push_configs WHERE task_id = ? AND id = ?",  # noqa: S608
-                (task_id, config_id),
-            ).fetchone()
-            return row
-
-        return await self._call(f"read push config {config_id!r} of task {task_id!r}", select)
-
-    async def _call[T](self, action: str, work: Callable[[sqlite3.Connection], T]) -> T:
-        return await self._file.call(action, work)
-
-
-def _create_table(connection: sqlite3.Connection, path: Path) -> None:
-    try:
-        connection.execute(_SCHEMA)
-    except sqlite3.Error as exc:
-        raise StoreError(f"push config store {path}: cannot create its table: {exc}") from exc
 
 
 def _check(config: TaskPushNotificationConfig) -> None:
@@ -299,3 +254,11 @@ def _text(value: object) -> str:
     if not isinstance(value, str):
         raise StoreError(f"push_configs holds {type(value).__name__} where text belongs")
     return value
+
+
+def _sealed(value: object) -> bytes | None:
+    if value is None or isinstance(value, bytes):
+        return value
+    if isinstance(value, memoryview):
+        return value.tobytes()
+    raise StoreError(f"push_configs holds {type(value).__name__} where a sealed value belongs")
