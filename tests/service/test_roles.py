@@ -1,15 +1,17 @@
 """The process roles: a `tiny-harness server` answers A2A and runs no worker; the tasks sent
-to it run on a separate `tiny-harness worker`, both on one Temporal namespace and one store."""
+to it run on a separate `tiny-harness worker`, both on one Temporal namespace and one store
+(a SQLite file on one host, or a PostgreSQL database the hosts share)."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 from a2a.client import Client as A2AClient
 from a2a.client import ClientConfig, ClientFactory
 from a2a.types import (
@@ -73,14 +75,34 @@ async def test_a_task_sent_to_a_server_runs_on_a_worker_of_its_own(
     assert any("worker: task queue" in line for line in worker.lines)
 
 
+type Hosts = Callable[[int], tuple[Path, dict[str, str]]]
+"""The data directory of process N of a deployment, and what its environment adds."""
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def hosts(request: pytest.FixtureRequest, tmp_path: Path) -> Hosts:
+    """On SQLite, every process shares one data directory (one host, one file). On
+    PostgreSQL, every process has a data directory of its own, as on hosts of their own,
+    and shares only the database."""
+    if request.param == "sqlite":
+        return lambda n: (tmp_path / "data", {})
+    url: str = request.getfixturevalue("postgres_url")
+    return lambda n: (tmp_path / f"host-{n}", {"TINY_HARNESS_STORE__URL": url})
+
+
 @asynccontextmanager
 async def deployment(
-    env: dict[str, str], data_dir: Path, servers: int, workers: int
+    env: dict[str, str], hosts: Hosts, servers: int, workers: int
 ) -> AsyncIterator[list[ServeProcess]]:
     """`servers` server processes and `workers` worker processes, started at once; the
     servers are yielded."""
-    fronts = [ServeProcess(data_dir, free_port(), env, command="server") for _ in range(servers)]
-    backs = [ServeProcess(data_dir, 0, env, command="worker") for _ in range(workers)]
+
+    def process(n: int, port: int, command: str) -> ServeProcess:
+        data_dir, extra = hosts(n)
+        return ServeProcess(data_dir, port, env | extra, command=command)
+
+    fronts = [process(n, free_port(), "server") for n in range(servers)]
+    backs = [process(servers + n, 0, "worker") for n in range(workers)]
     try:
         await asyncio.gather(*(p.start() for p in (*fronts, *backs)))
         yield fronts
@@ -93,11 +115,11 @@ async def a2a_client(url: str, http: httpx.AsyncClient) -> A2AClient:
 
 
 async def test_a_task_started_on_one_server_is_followed_answered_read_and_cancelled_on_another(
-    temporal_env: WorkflowEnvironment, tmp_path: Path
+    temporal_env: WorkflowEnvironment, tmp_path: Path, hosts: Hosts
 ) -> None:
     env = role_env(temporal_env, tmp_path)
     async with (
-        deployment(env, tmp_path / "data", servers=2, workers=2) as (a, b),
+        deployment(env, hosts, servers=2, workers=2) as (a, b),
         httpx.AsyncClient(timeout=30, trust_env=False) as http,
     ):
         on_a, on_b = await a2a_client(a.url, http), await a2a_client(b.url, http)
