@@ -59,6 +59,7 @@ from tiny_harness.service.a2a.doorbell import PushReceiver
 from tiny_harness.service.a2a.rate_limit import RateLimit
 from tiny_harness.service.durable.activities.task import TaskActivities
 from tiny_harness.service.durable.client.gateway import TaskGateway
+from tiny_harness.service.durable.client.searchable import register_search_attributes
 from tiny_harness.service.durable.client.temporal import harness_converter
 from tiny_harness.service.durable.client.worker import build_worker
 from tiny_harness.service.durable.payloads import InvokeLLMInput
@@ -228,10 +229,12 @@ async def running_harness(
     store = SqliteStore(tmp_path / f"{task_queue}.sqlite3")
     temporal = harness_client(temporal, store, large_payload_bytes=large_payload_bytes)
     llm = llm or ScriptedLLM(script(script_text), name="test")
+    searchable = await register_search_attributes(temporal, temporal.namespace)
     gateway = TaskGateway(
         temporal,
         task_queue=task_queue,
         store=store,
+        searchable=searchable,
         history_event_bound=history_event_bound,
         retries=retries,
         max_model_calls=max_model_calls,

@@ -215,6 +215,7 @@ def _gateway(settings: Settings, connection: TemporalConnection, store: Store) -
         max_task_tokens=settings.loop.max_task_tokens,
         prices=settings.model.prices,
         redactor=_redactor(settings),
+        searchable=connection.searchable,
     )
 
 

@@ -114,11 +114,12 @@ async def test_message_sent_again_after_the_task_ended_is_a_duplicate(
             await harness.gateway.send(task.id, user_message("and more", task_id=task.id))
 
 
-async def test_one_turn_task_is_at_most_15_history_events(
+async def test_one_turn_task_is_at_most_15_history_events_and_one_state_for_search(
     temporal_client: Client, tmp_path: Path
 ) -> None:
     """The Temporal work of a task that only answers: update-with-start, one local activity
-    that prepares the turn and writes the log, the model call, one write at the end."""
+    that prepares the turn and writes the log, the model call, one write at the end; and
+    one upsert of its `A2ATaskState` search attribute, to COMPLETED (it started WORKING)."""
     async with running_harness(temporal_client, tmp_path, "turns:\n  - text: done\n") as harness:
         client = await harness.client()
         events = await collect(client.send_message(send_request("go")))
@@ -131,8 +132,10 @@ async def test_one_turn_task_is_at_most_15_history_events(
     retried = kinds.count("workflow_task_timed_out_event_attributes") + kinds.count(
         "workflow_task_failed_event_attributes"
     )
+    upserts = kinds.count("upsert_workflow_search_attributes_event_attributes")
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
-    assert len(kinds) - 3 * retried <= 15, kinds
+    assert len(kinds) - 3 * retried - upserts <= 15, kinds
+    assert upserts == 1, kinds
     assert kinds.count("marker_recorded_event_attributes") == 2, kinds
 
 

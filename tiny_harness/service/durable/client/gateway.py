@@ -48,6 +48,7 @@ from tiny_harness.harness.persistence.store import Store, TaskRecord
 from tiny_harness.harness.security import Redactor
 from tiny_harness.harness.settings.retry import RetryPolicies
 from tiny_harness.harness.tasks.states import FINAL
+from tiny_harness.service.durable import search_attributes
 from tiny_harness.service.durable.client.endings import Endings
 from tiny_harness.service.durable.payloads import InboxReceipt, TaskSnapshot, TaskStart
 from tiny_harness.service.durable.workflows.task import TaskWorkflow
@@ -77,10 +78,12 @@ class TaskGateway:
         prices: Mapping[str, ModelPrice] | None = None,
         redactor: Redactor | None = None,
         update_rpc_timeout: timedelta | None = None,
+        searchable: bool = False,
     ) -> None:
         """`redactor` masks what the gateway stores itself (the end of a task whose workflow
         ended outside the loop); `update_rpc_timeout` bounds each try at delivering a
-        message (None: the Temporal client's own deadline)."""
+        message (None: the Temporal client's own deadline); `searchable`: the namespace has
+        the tasks' search attributes, which new tasks then carry."""
         self._client = client
         self._endings = Endings(client, store, redactor)
         self._task_queue = task_queue
@@ -91,6 +94,7 @@ class TaskGateway:
         self._max_task_tokens = max_task_tokens
         self._prices = dict(prices or {})
         self._update_rpc_timeout = update_rpc_timeout
+        self._searchable = searchable
 
     @property
     def store(self) -> Store:
@@ -109,6 +113,10 @@ class TaskGateway:
             max_task_tokens=self._max_task_tokens,
             prices=self._prices,
         )
+        searchable = self._searchable
+        attributes = (
+            search_attributes.at_start(context_id, self._task_queue) if searchable else None
+        )
 
         def deliver(update_id: str) -> Awaitable[InboxReceipt]:
             # An operation is used once: each try starts (or finds) the workflow anew.
@@ -119,6 +127,7 @@ class TaskGateway:
                 task_queue=self._task_queue,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                search_attributes=attributes,
             )
             return self._client.execute_update_with_start_workflow(
                 TaskWorkflow.inbox,

@@ -13,6 +13,7 @@ configured size.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shutil
 import sysconfig
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ from tiny_harness.errors import TemporalUnavailableError
 from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.security import Redactor
 from tiny_harness.service.durable.client.dev_server import DevServer
+from tiny_harness.service.durable.client.searchable import register_search_attributes
 from tiny_harness.service.durable.client.tls import temporal_tls
 from tiny_harness.service.durable.payload_store import with_payload_store
 from tiny_harness.service.durable.redaction import redacting_converter
@@ -51,6 +53,8 @@ class TemporalConnection:
     address: str
     embedded: bool
     ui_url: str | None = None
+    searchable: bool = False
+    """Whether the namespace has the tasks' search attributes (`search_attributes.py`)."""
 
 
 def temporal_cli_path() -> Path:
@@ -89,7 +93,8 @@ async def connect(
     interceptors: Sequence[Interceptor] = (),
     redactor: Redactor | None = None,
 ) -> TemporalConnection:
-    """A client for the configured cluster, or for an embedded dev server started here.
+    """A client for the configured cluster, or for an embedded dev server started here,
+    with the tasks' search attributes registered where the namespace allows it.
 
     An embedded server is stopped when `stack` closes. Payloads of
     `config.large_payload_bytes` or more are kept in `store`, which every process of the
@@ -100,8 +105,11 @@ async def connect(
     """
     converter = harness_converter(store, redactor, threshold=config.large_payload_bytes)
     if config.address is not None:
-        return await _connect_remote(config, interceptors, converter)
-    return await _start_embedded(config, data_dir, stack, interceptors, converter)
+        connection = await _connect_remote(config, interceptors, converter)
+    else:
+        connection = await _start_embedded(config, data_dir, stack, interceptors, converter)
+    searchable = await register_search_attributes(connection.client, config.namespace)
+    return dataclasses.replace(connection, searchable=searchable)
 
 
 async def _connect_remote(

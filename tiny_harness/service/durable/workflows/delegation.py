@@ -43,6 +43,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.tasks.participants import not_on_task, participants_of
     from tiny_harness.harness.tasks.states import FINAL, PAUSED
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
+    from tiny_harness.service.durable import search_attributes
     from tiny_harness.service.durable.payloads import (
         LoopState,
         SubtaskRow,
@@ -169,6 +170,7 @@ class Delegation:
             id=task_id,
             result_type=TaskSnapshot,
             parent_close_policy=ParentClosePolicy.ABANDON,
+            search_attributes=search_attributes.for_sub_task(start.context_id),
         )
         child.add_done_callback(_outcome_heard_by_signal)
         text = (

@@ -2,7 +2,8 @@
 
 Workflow-side code. State changes, progress messages and the answer become events in the
 task's log (ids from `workflow.uuid4()`, times from `workflow.now()`), which `LogWriter`
-takes to the store; a state change also goes to the task.state_changed hooks.
+takes to the store; a state change also goes to the task.state_changed hooks and to the
+workflow's `A2ATaskState` search attribute.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.channels.extension import help_request
     from tiny_harness.harness.tasks import states as task_states
     from tiny_harness.harness.tasks.plan import Plan
+    from tiny_harness.service.durable import search_attributes
     from tiny_harness.service.durable.payloads import PendingQuestion
     from tiny_harness.service.durable.workflows import events
     from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
@@ -56,6 +58,7 @@ class Narrator:
         self._log.record(events.status_event(task, state, workflow.now(), message))
         if before != state:
             self._hooks.state_changed(before, state)
+            search_attributes.note_state(state)
 
     def ask(self, question: PendingQuestion) -> None:
         """INPUT_REQUIRED with `question` (its options as a data part; for an addressed
