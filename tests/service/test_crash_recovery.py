@@ -42,7 +42,9 @@ from temporalio.testing import WorkflowEnvironment
 from tests.service.serve_process import ServeProcess
 from tests.support import collect, llm_requests, send_request, states, stored_log, tool_output
 from tiny_harness.harness.models.llm import ToolResultItem
+from tiny_harness.harness.persistence.postgres import PostgresStore
 from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.settings.retry import RetryPolicies
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
@@ -63,9 +65,12 @@ class SplitHarness:
     data_dir: Path
     task_queue: str
     model_env: dict[str, str]
-    store: SqliteStore
+    store: Store
     url: str
     http: httpx.AsyncClient
+    store_env: dict[str, str]
+    """What a worker is told of the store: nothing for the SQLite file in the data
+    directory, the URL of the PostgreSQL database otherwise."""
 
     def worker(self) -> ServeProcess:
         """A worker process (not started) with the test's model settings."""
@@ -74,7 +79,9 @@ class SplitHarness:
             "TINY_HARNESS_TEMPORAL__ADDRESS": address,
             "TINY_HARNESS_TEMPORAL__TASK_QUEUE": self.task_queue,
         }
-        return ServeProcess(self.data_dir, 0, env | self.model_env, command="worker")
+        return ServeProcess(
+            self.data_dir, 0, env | self.model_env | self.store_env, command="worker"
+        )
 
     async def send(self, text: str) -> asyncio.Task[list[StreamResponse]]:
         """Stream `text` as a new task in the background; the task yields every event."""
@@ -92,12 +99,21 @@ class SplitHarness:
 
 @asynccontextmanager
 async def split_harness(
-    temporal_env: WorkflowEnvironment, tmp_path: Path, model_env: dict[str, str]
+    temporal_env: WorkflowEnvironment,
+    tmp_path: Path,
+    model_env: dict[str, str],
+    *,
+    postgres_url: str | None = None,
 ) -> AsyncIterator[SplitHarness]:
+    """With `postgres_url`, the server and its workers share that database, not a file."""
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     task_queue = f"crash-{tmp_path.name}"
-    store = SqliteStore(data_dir / "tiny-harness.sqlite3")
+    store: Store = SqliteStore(data_dir / "tiny-harness.sqlite3")
+    store_env: dict[str, str] = {}
+    if postgres_url is not None:
+        store = PostgresStore(postgres_url)
+        store_env = {"TINY_HARNESS_STORE__URL": postgres_url}
     # The heartbeat timeout travels in the workflow's start input: the server sets it
     # (a worker's own [retries] settings do not reach the workflow).
     gateway = TaskGateway(
@@ -115,7 +131,9 @@ async def split_harness(
             HttpServer(app, host="127.0.0.1", port=port),
             httpx.AsyncClient(timeout=DEADLINE_SECONDS) as http,
         ):
-            yield SplitHarness(temporal_env, data_dir, task_queue, model_env, store, url, http)
+            yield SplitHarness(
+                temporal_env, data_dir, task_queue, model_env, store, url, http, store_env
+            )
     finally:
         await store.close()
 
@@ -198,11 +216,13 @@ turns:
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
 async def test_killed_mid_idempotent_tool_call_the_call_runs_again_on_the_next_worker(
-    temporal_env: WorkflowEnvironment, tmp_path: Path
+    temporal_env: WorkflowEnvironment, tmp_path: Path, store: str, request: pytest.FixtureRequest
 ) -> None:
     model = scripted_with_ledger(tmp_path, LOOKUPS)
-    async with split_harness(temporal_env, tmp_path, model) as split:
+    url = request.getfixturevalue("postgres_url") if store == "postgres" else None
+    async with split_harness(temporal_env, tmp_path, model, postgres_url=url) as split:
         events = await kill_mid_call_and_replace(
             split, "look up", lambda: "start lookup slow" in split.ledger(), "the slow lookup"
         )

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 from a2a.client import ClientConfig, ClientFactory
+from a2a.helpers import get_artifact_text
 from a2a.types import CancelTaskRequest, SendMessageRequest, TaskState
 from temporalio.client import Client
 
@@ -27,12 +28,20 @@ from tests.support import (
     capture_debug,
     collect,
     delegating_to,
+    harness_client,
     llm_requests,
     running_harness,
     send_request,
+    states,
     user_message,
 )
 from tiny_harness.harness.agents.turns import RemoteTurn
+from tiny_harness.harness.persistence.sqlite import SqliteStore
+from tiny_harness.service.a2a.app import create_app
+from tiny_harness.service.a2a.card import build_agent_card
+from tiny_harness.service.a2a.doorbell import PushReceiver
+from tiny_harness.service.durable.client.gateway import TaskGateway
+from tiny_harness.service.http import HttpServer, free_port
 
 PARENT = """
 turns:
@@ -170,6 +179,67 @@ async def test_a_change_on_the_remote_side_reaches_the_parent_once(
     else:
         assert accepted == 0
         assert remote.rpc_calls("CreateTaskPushNotificationConfig") == []
+
+
+@asynccontextmanager
+async def another_server(parent: RunningHarness) -> AsyncIterator[str]:
+    """A second A2A server of the parent's deployment (no worker, a Temporal client and
+    store of its own on the same namespace and database): its URL."""
+    store = SqliteStore(parent.store.path)
+    temporal = harness_client(parent.temporal, store, large_payload_bytes=1 << 17)
+    gateway = TaskGateway(temporal, task_queue=parent.task_queue, store=store)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    card = build_agent_card(url, model="scripted test model", push=False)
+    app = create_app(gateway, card, max_request_bytes=1 << 20, push=PushReceiver(temporal))
+    try:
+        async with HttpServer(app, host="127.0.0.1", port=port):
+            yield url
+    finally:
+        await store.close()
+
+
+async def test_a_push_to_another_server_of_the_deployment_wakes_the_stand_in(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    # The remote agent takes the registration (it names the first server) and sends
+    # nothing itself: the one push is the test's, to the other server.
+    card: Callable[[str], object] = lambda url: plain_card(url, push=True)  # noqa: E731
+    async with (
+        plain_agent(push_store=True, card=card) as remote,  # type: ignore[arg-type]
+        running_harness(temporal_client, tmp_path, PARENT) as parent,
+        delegating_to(parent, "plain", remote.url),
+        another_server(parent) as other,
+    ):
+        client = await parent.client()
+        running = asyncio.create_task(collect(client.send_message(send_request("start"))))
+        await until(lambda: remote.rpc_calls("CreateTaskPushNotificationConfig"), "the watch")
+        stand_in = next(i for i in await parent.workflow_ids() if ".sub-" in i)
+        await completed_activities(temporal_client, stand_in, at_least=3)
+        parked = await temporal_client.get_workflow_handle(stand_in).query(
+            "turn", result_type=RemoteTurn
+        )
+        await cancel_remotely(remote, parked.remote_task_id)
+        body = {
+            "statusUpdate": {
+                "taskId": parked.remote_task_id,
+                "status": {"state": "TASK_STATE_CANCELED"},
+            }
+        }
+        response = await parent.http.post(
+            f"{other}/a2a/push/{stand_in}",
+            json=body,
+            headers={"X-A2A-Notification-Token": registered_token(remote)},
+        )
+        events = await asyncio.wait_for(running, 30)
+        final = await temporal_client.get_workflow_handle(stand_in, result_type=RemoteTurn).result()
+
+    assert parked.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    assert response.status_code == 204
+    assert final.state == TaskState.TASK_STATE_CANCELED
+    assert states(events)[-2:] == ["artifact", "TASK_STATE_COMPLETED"]
+    answer = next(e.artifact_update.artifact for e in events if e.HasField("artifact_update"))
+    assert get_artifact_text(answer) == "The sub-task was cancelled on its side."
 
 
 RECHECK_PARENT = """
