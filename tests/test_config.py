@@ -353,6 +353,25 @@ def test_secret_from_env_is_accepted_and_hidden_from_repr() -> None:
     assert SECRET_VALUE not in settings.model_dump_json()
 
 
+def test_store_url_selects_postgres_and_its_password_is_masked_alone_too() -> None:
+    url = f"postgresql://harness:{SECRET_VALUE}@db.internal:5432/tasks"
+    settings = load_settings(environ={"TINY_HARNESS_STORE__URL": url})
+
+    assert settings.store.url is not None
+    assert settings.store.url.get_secret_value() == url
+    assert {url, SECRET_VALUE} <= set(settings.secrets())
+    assert SECRET_VALUE not in repr(settings)
+
+
+def test_a_store_url_that_is_not_postgres_is_refused_without_echoing_it() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ={"TINY_HARNESS_STORE__URL": f"mysql://u:{SECRET_VALUE}@h/db"})
+
+    assert caught.value.variable == "TINY_HARNESS_STORE__URL"
+    assert "postgresql://" in str(caught.value)
+    assert SECRET_VALUE not in str(caught.value)
+
+
 def test_env_var_name_maps_dotted_keys() -> None:
     assert env_var_name("model.api_key") == "TINY_HARNESS_MODEL__API_KEY"
     assert env_var_name("data_dir") == "TINY_HARNESS_DATA_DIR"

@@ -18,6 +18,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from tests.service.notifications.receiver import push_receiver
 from tests.support import collect, running_harness, send_request, states
 from tiny_harness.cli import EXIT_CONFIG, EXIT_FAILURE, main
+from tiny_harness.harness.persistence.postgres import PostgresStore
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.persistence.store import TaskRecord
 
@@ -85,6 +86,35 @@ async def test_list_filters_by_state_and_refuses_an_unknown_one(
     assert status == EXIT_CONFIG
     assert "unknown task state 'stuck'" in refused
     assert "input-required" in refused
+
+
+async def test_list_and_show_read_the_postgres_store_the_url_names(
+    postgres_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    task = Task(
+        id="t-pg",
+        context_id="ctx-pg",
+        status=TaskStatus(state=TaskState.TASK_STATE_INPUT_REQUIRED),
+    )
+    store = PostgresStore(postgres_url)
+    try:
+        await store.put_task(TaskRecord(task=task, version=1, updated_at=datetime.now(UTC)))
+    finally:
+        await store.close()
+    monkeypatch.setenv("TINY_HARNESS_STORE__URL", postgres_url)
+    data_dir = ["--data-dir", str(tmp_path / "no-sqlite-here")]
+
+    assert await asyncio.to_thread(main, ["tasks", "list", *data_dir]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert await asyncio.to_thread(main, ["tasks", "show", "t-pg", *data_dir]) == 0
+    shown = json.loads(capsys.readouterr().out)
+
+    assert listed[-1] == "1 task"
+    assert listed[0].split()[:2] == ["t-pg", "input-required"]
+    assert shown["id"] == "t-pg"
 
 
 def test_show_of_a_task_the_store_lacks_and_a_missing_store_exit_1_saying_so(
