@@ -7,7 +7,9 @@ one, while a client keeps streaming from the server:
     client ──stream──► A2A server (here) ──► Temporal ◄── worker 1 (SIGKILL mid-call)
                                                      ◄── worker 2 (finishes the task)
 
-The dead worker's call is noticed by its missed heartbeats (timeout 2 s). What ran and how
+The dead worker's call is noticed by its missed heartbeats (timeout 2 s). With two workers
+running, the one Temporal names on the pending call is killed and the other finishes the
+task, on a SQLite file and on PostgreSQL. What ran and how
 often is counted where it happens: in the MCP server's own ledger
 (`tests/fixtures/plugins/ledger`), at a Chat Completions stub for a provider model, and
 from the workflow history for the scripted model.
@@ -216,13 +218,11 @@ turns:
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("store", ["sqlite", "postgres"])
 async def test_killed_mid_idempotent_tool_call_the_call_runs_again_on_the_next_worker(
-    temporal_env: WorkflowEnvironment, tmp_path: Path, store: str, request: pytest.FixtureRequest
+    temporal_env: WorkflowEnvironment, tmp_path: Path
 ) -> None:
     model = scripted_with_ledger(tmp_path, LOOKUPS)
-    url = request.getfixturevalue("postgres_url") if store == "postgres" else None
-    async with split_harness(temporal_env, tmp_path, model, postgres_url=url) as split:
+    async with split_harness(temporal_env, tmp_path, model) as split:
         events = await kill_mid_call_and_replace(
             split, "look up", lambda: "start lookup slow" in split.ledger(), "the slow lookup"
         )
@@ -240,6 +240,67 @@ async def test_killed_mid_idempotent_tool_call_the_call_runs_again_on_the_next_w
         '{"result": "value of slow"}',
     ]
     assert not any(r.is_error for r in results.values())
+    assert answer_text(events) == "Both looked up."
+
+
+async def kill_the_worker_running_it(
+    split: SplitHarness, text: str, in_flight: Callable[[], bool], what: str
+) -> list[StreamResponse]:
+    """Start two workers and a task, SIGKILL the one running the task's call (the worker
+    Temporal names on the pending activity) once `in_flight()` holds, and return every
+    event the client streamed once the workflow has closed: the other worker finishes."""
+    workers = [split.worker(), split.worker()]
+    await asyncio.gather(*(worker.start() for worker in workers))
+    stream = await split.send(text)
+    try:
+        await eventually(in_flight, what)
+        running = await running_pid(split)
+        doomed = [w for w in workers if w.pid == running]
+        assert len(doomed) == 1, f"the call runs in {running}, no worker of this test"
+        await doomed[0].kill()
+        events = await asyncio.wait_for(stream, DEADLINE_SECONDS)
+        handle = split.temporal_env.client.get_workflow_handle(events[0].task.id)
+        await asyncio.wait_for(handle.result(), DEADLINE_SECONDS)
+        return events
+    finally:
+        stream.cancel()
+        for worker in workers:
+            await worker.stop()
+
+
+async def running_pid(split: SplitHarness) -> int:
+    """The process id in the identity of the worker running the task's pending activity
+    (the SDK's default identity is `<pid>@<host>`)."""
+    temporal = split.temporal_env.client
+    for _ in range(DEADLINE_SECONDS * 20):
+        async for listed in temporal.list_workflows(f'TaskQueue="{split.task_queue}"'):
+            described = await temporal.get_workflow_handle(listed.id).describe()
+            for pending in described.raw_description.pending_activities:
+                if pending.last_worker_identity:
+                    return int(pending.last_worker_identity.split("@", 1)[0])
+        await asyncio.sleep(0.05)
+    pytest.fail("no worker took the task's call")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+async def test_the_worker_running_a_call_killed_the_other_finishes_the_task_once(
+    temporal_env: WorkflowEnvironment, tmp_path: Path, store: str, request: pytest.FixtureRequest
+) -> None:
+    model = scripted_with_ledger(tmp_path, LOOKUPS)
+    url = request.getfixturevalue("postgres_url") if store == "postgres" else None
+    async with split_harness(temporal_env, tmp_path, model, postgres_url=url) as split:
+        events = await kill_the_worker_running_it(
+            split, "look up", lambda: "start lookup slow" in split.ledger(), "the slow lookup"
+        )
+        task_id = await assert_streamed_once_and_stored(split, events)
+        ledger = split.ledger()
+    requests = await llm_requests(temporal_env.client, task_id)
+
+    assert ledger.count("start lookup first") == 1, "a recorded tool result ran again"
+    assert ledger.count("start lookup slow") == 2, "the interrupted idempotent call is retried"
+    assert ledger.count("end lookup slow") == 1
+    assert len(requests) == 3, "every model answer was recorded once: no call repeated"
     assert answer_text(events) == "Both looked up."
 
 
