@@ -9,10 +9,10 @@ one, while a client keeps streaming from the server:
 
 The dead worker's call is noticed by its missed heartbeats (timeout 2 s). With two workers
 running, the one Temporal names on the pending call is killed and the other finishes the
-task, on a SQLite file and on PostgreSQL. What ran and how
-often is counted where it happens: in the MCP server's own ledger
-(`tests/fixtures/plugins/ledger`), at a Chat Completions stub for a provider model, and
-from the workflow history for the scripted model.
+task, on a SQLite file and on PostgreSQL. What ran and how often is counted where it
+happens: in the MCP server's own ledger (`tests/fixtures/plugins/ledger`), at a Chat
+Completions stub for a provider model, and from the workflow history for the scripted
+model.
 """
 
 from __future__ import annotations
