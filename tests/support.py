@@ -24,6 +24,7 @@ from a2a.client.service_parameters import ServiceParametersFactory
 from a2a.helpers import new_text_message
 from a2a.types import Message, Role, SendMessageRequest, StreamResponse, Task, TaskState
 from google.protobuf.message import Message as ProtoMessage
+from starlette.authentication import AuthenticationBackend
 from starlette.types import ASGIApp
 from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
@@ -218,6 +219,7 @@ async def running_harness(
     counters: Counters | None = None,
     large_payload_bytes: int = TemporalConfig().large_payload_bytes,
     max_cached_workflows: int = TemporalConfig().max_cached_workflows,
+    auth: AuthenticationBackend | None = None,
 ) -> AsyncIterator[RunningHarness]:
     """With `heartbeat`, the worker also runs the heartbeat and `/_monitor` reads the
     schedule `heartbeat.schedule_id` (which the test creates and deletes). Clients' push
@@ -268,7 +270,9 @@ async def running_harness(
             )
             app = create_app(
                 gateway,
-                build_agent_card(url, model="scripted test model", push=True),
+                build_agent_card(
+                    url, model="scripted test model", push=True, api_key=auth is not None
+                ),
                 max_request_bytes=max_request_bytes,
                 monitor=monitor,
                 push=PushReceiver(temporal),
@@ -276,6 +280,7 @@ async def running_harness(
                 sse_keepalive=sse_keepalive,
                 rate_limit=rate_limit,
                 channel=channel,
+                auth=auth,
             )
             worker = build_worker(
                 temporal,

@@ -8,9 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from starlette.requests import HTTPConnection
 
 from tiny_harness.cli import EXIT_CONFIG, main
+from tiny_harness.config import load_settings
 from tiny_harness.interaction.tui.keys import KEYS
+from tiny_harness.service.a2a.authentication import ApiKeys
 
 
 def test_worker_without_temporal_address_exits_2(
@@ -88,3 +91,38 @@ def test_the_command_imports_no_subcommand_module_until_one_runs() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=30
     ).stdout.strip()
     assert loaded == ""
+
+
+async def test_keys_new_prints_a_key_once_and_the_configuration_that_accepts_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["keys", "new", "--participant", "alice"]) == 0
+    printed = capsys.readouterr().out
+    key = printed.splitlines()[0].rsplit(" ", 1)[1]
+    toml = printed.split("# the TOML file:\n", 1)[1].split("\n# ", 1)[0]
+    env_line = next(line for line in printed.splitlines() if "AUTH__API_KEYS=" in line)
+    config = tmp_path / "auth.toml"
+    config.write_text(toml, encoding="utf-8")
+    from_file = load_settings(config, environ={})
+    from_env = load_settings(
+        environ={
+            "TINY_HARNESS_AUTH__MODE": "api_key",
+            "TINY_HARNESS_AUTH__API_KEYS": env_line.split("=", 1)[1].strip("'"),
+        }
+    )
+
+    assert key.startswith("th_")
+    assert len(key) == 46
+    assert from_file.auth == from_env.auth
+    keys = ApiKeys([(k.sha256, k.participant) for k in from_file.auth.api_keys])
+    user = await keys.authenticate(connection({"authorization": f"Bearer {key}"}))
+    assert user is not None
+    assert user[1].display_name == "alice"
+    assert key not in config.read_text(encoding="utf-8")
+
+
+def connection(headers: dict[str, str]) -> HTTPConnection:
+    """A request to an A2A route with `headers`, as Starlette hands it to a backend."""
+    raw = [(name.encode(), value.encode()) for name, value in headers.items()]
+    scope = {"type": "http", "path": "/rest/tasks", "headers": raw, "query_string": b""}
+    return HTTPConnection(scope | {"scheme": "http", "server": ("127.0.0.1", 80)})

@@ -372,6 +372,49 @@ def test_a_store_url_that_is_not_postgres_is_refused_without_echoing_it() -> Non
     assert SECRET_VALUE not in str(caught.value)
 
 
+DIGEST = "ab" * 32
+
+
+@pytest.mark.parametrize(
+    ("environ", "says"),
+    [
+        ({"TINY_HARNESS_AUTH__MODE": "api_key"}, "needs at least one of api_keys"),
+        (
+            {"TINY_HARNESS_AUTH__API_KEYS": f'[{{"participant": "a", "sha256": "{DIGEST}"}}]'},
+            'only read in mode "api_key"',
+        ),
+        (
+            {
+                "TINY_HARNESS_AUTH__MODE": "api_key",
+                "TINY_HARNESS_AUTH__API_KEYS": (
+                    f'[{{"participant": "a", "sha256": "{DIGEST[:-1]}"}}]'
+                ),
+            },
+            "should match pattern",
+        ),
+        (
+            {
+                "TINY_HARNESS_AUTH__MODE": "api_key",
+                "TINY_HARNESS_AUTH__API_KEYS": (
+                    f'[{{"participant": "a", "sha256": "{DIGEST}"}}, '
+                    f'{{"participant": "b", "sha256": "{DIGEST}"}}]'
+                ),
+            },
+            "one digest twice",
+        ),
+        ({"TINY_HARNESS_AUTH__MODE": "jwt"}, "'none' or 'api_key'"),
+    ],
+    ids=["no keys", "keys without the mode", "short digest", "a digest twice", "no jwt yet"],
+)
+def test_auth_settings_that_cannot_work_are_refused(environ: dict[str, str], says: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ=environ)
+
+    assert caught.value.variable is not None
+    assert caught.value.variable.startswith("TINY_HARNESS_AUTH__")
+    assert says in str(caught.value)
+
+
 def test_env_var_name_maps_dotted_keys() -> None:
     assert env_var_name("model.api_key") == "TINY_HARNESS_MODEL__API_KEY"
     assert env_var_name("data_dir") == "TINY_HARNESS_DATA_DIR"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import signal
 import sys
@@ -50,6 +51,12 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--config", type=Path, help="TOML configuration file")
         command.add_argument("--data-dir", type=Path, help="where state lives (.tiny-harness)")
     _tasks_parser(commands)
+    keys_cmd = commands.add_parser("keys", help="API keys for [auth] mode api_key")
+    key_actions = keys_cmd.add_subparsers(dest="action", required=True)
+    new_key_cmd = key_actions.add_parser(
+        "new", help="print a fresh key once, and the configuration that accepts it"
+    )
+    new_key_cmd.add_argument("--participant", required=True, help="who the key authenticates")
     for command in (serve_cmd, server_cmd):
         command.add_argument("--host", help="address to bind (127.0.0.1)")
         command.add_argument("--port", type=int, help="port to bind (8080)")
@@ -169,6 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "tui":
         return _tui(args)
+    if args.command == "keys":
+        return _new_key(args.participant)
     try:
         settings = _settings(args)
         if args.command == "tasks":
@@ -185,6 +194,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit(EXIT_CONFIG, f"configuration error: {error.message}")
     except TinyHarnessError as error:
         return _exit(EXIT_FAILURE, f"{error.code}: {error.message}")
+    return 0
+
+
+def _new_key(participant: str) -> int:
+    """Print a fresh API key for `participant` and the `[auth]` lines that accept it: the
+    key is shown this once and kept nowhere."""
+    from tiny_harness.config import ApiKeyDigest
+    from tiny_harness.service.a2a.authentication import key_digest, new_key
+
+    key = new_key()
+    try:
+        entry = ApiKeyDigest(participant=participant, sha256=key_digest(key))
+    except ValueError:
+        return _exit(EXIT_CONFIG, "--participant must be one printable line")
+    as_json = json.dumps([entry.model_dump()])
+    sys.stdout.write(
+        f"key for {participant} (shown once, give it to them): {key}\n\n"
+        "# the TOML file:\n"
+        f'[auth]\nmode = "api_key"\n\n[[auth.api_keys]]\n'
+        f'participant = {json.dumps(participant)}\nsha256 = "{entry.sha256}"\n\n'
+        "# or the environment (every key in one array):\n"
+        f"TINY_HARNESS_AUTH__MODE=api_key\nTINY_HARNESS_AUTH__API_KEYS='{as_json}'\n"
+    )
     return 0
 
 

@@ -25,6 +25,7 @@ but its keyword arguments: all environment handling lives in `load_settings`, so
 value's origin is known and can be named in an error.
 """
 
+from tiny_harness.config.auth import ApiKeyDigest, AuthConfig
 from tiny_harness.config.keys import (
     ENV_NESTED_DELIMITER,
     ENV_PREFIX,
@@ -51,6 +52,8 @@ __all__ = [
     "ENV_PREFIX",
     "SECRET_FIELDS",
     "STORE_FILENAME",
+    "ApiKeyDigest",
+    "AuthConfig",
     "HeartbeatConfig",
     "LoopConfig",
     "ModelConfig",

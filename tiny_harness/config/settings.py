@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from tiny_harness.config.auth import AuthConfig
 from tiny_harness.config.keys import ENV_NESTED_DELIMITER, ENV_PREFIX, STORE_FILENAME
 from tiny_harness.config.o11y import O11yConfig, otlp_headers
 from tiny_harness.config.push import PushSettings
@@ -72,6 +73,9 @@ class Settings(BaseSettings):
     `[[agents]]` table each; in the environment, `TINY_HARNESS_AGENTS` holds a JSON array of
     the same objects (`[{"id": "search", "url": "http://127.0.0.1:9000"}]`)."""
     push: PushSettings = PushSettings()
+    auth: AuthConfig = AuthConfig()
+    """Who may call the A2A server (`[auth]`, `auth.py`): nobody is authenticated unless
+    `mode` says how."""
     o11y: O11yConfig = O11yConfig()
     """Traces and metrics: where they are exported (`docs/observability.md`)."""
     push_key: SecretStr | None = None

@@ -17,6 +17,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from a2a.types import AgentCard
 from starlette.applications import Starlette
 from starlette.types import ASGIApp
 from temporalio.client import Interceptor
@@ -30,7 +31,7 @@ from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.plugins.install import build_harness
 from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.harness.security import Redactor
-from tiny_harness.service import storage
+from tiny_harness.service import callers, storage
 from tiny_harness.service.a2a.app import create_app
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.a2a.doorbell import PushReceiver
@@ -126,7 +127,7 @@ async def run_worker(settings: Settings) -> None:
         store = _store(settings, stack)
         connection = await _temporal(settings, stack, store, telemetry)
         harness = await _harness(settings, chosen, store, stack, telemetry)
-        card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)
+        card = _card(settings, chosen.description)
         await register_agents(harness, settings, card, stack)
         gateway = _gateway(settings, connection, store)
         outbound = await _outbound(settings, connection, gateway, stack, _counters(telemetry))
@@ -299,7 +300,7 @@ async def open_harness(
     connection = await _temporal(settings, stack, store, telemetry)
     task_queue = settings.temporal.task_queue
     harness = await _harness(settings, chosen, store, stack, telemetry)
-    card = build_agent_card(settings.advertised_url, model=chosen.description, push=True)
+    card = _card(settings, chosen.description)
     base = _push_base(settings)
     urls = (settings.advertised_url,) if base is None else (settings.advertised_url, base)
     stack.callback(LOCAL_CARDS.announce(urls, card))
@@ -334,9 +335,16 @@ async def open_harness(
         redactor=_redactor(settings),
         channel=await harness.registry.get(A2A_CHANNEL_REF, A2AChannel),
         web_ui=web_ui,
+        auth=callers.authenticator(settings),
     )
     http = await _listen(_traced(app, telemetry), settings, web_ui, stack)
     return RunningHarness(url=http.url, temporal=connection, store=store)
+
+
+def _card(settings: Settings, model: str) -> AgentCard:
+    return build_agent_card(
+        settings.advertised_url, model=model, push=True, api_key=callers.requires_key(settings)
+    )
 
 
 def _traced(app: Starlette, telemetry: Telemetry | None) -> ASGIApp:

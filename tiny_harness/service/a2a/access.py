@@ -1,7 +1,9 @@
 """`AccessPolicy`: who may see and act on a task, applied at every task-access boundary.
 
-The harness authenticates nobody (decision-003): the perimeter in front of it does, and
-tells the harness who is calling in `X-Participant-Id` (or the client asserts it itself in
+With `[auth] mode = "api_key"` the caller's key names the participant
+(`authentication.py`), and what a call asserts is ignored. Otherwise the harness
+authenticates nobody (decision-003): the perimeter in front of it does, and tells the
+harness who is calling in `X-Participant-Id` (or the client asserts it itself in
 `Message.metadata["participant_id"]`; the header wins). A call with neither is the
 anonymous participant. The rule:
 
@@ -43,12 +45,23 @@ def not_found(task_id: str) -> TaskNotFoundError:
 
 
 def asserted_participant(context: ServerCallContext, message: Message | None = None) -> str:
-    """Who the call says it comes from: the header, else the message's metadata, else
-    anonymous. Raises InvalidParams for an id that is not one line of printable text."""
+    """Who the call comes from. An authenticated call: the participant its credential
+    names, whatever it asserts (a different assertion is logged). Otherwise who it says it
+    comes from: the header, else the message's metadata, else anonymous. Raises
+    InvalidParams for an asserted id that is not one line of printable text."""
     headers = context.state.get("headers")
     asserted = headers.get(PARTICIPANT_HEADER, "") if isinstance(headers, dict) else ""
     if not asserted and message is not None:
         asserted = sender_of(message)
+    if context.user.is_authenticated:
+        authenticated = context.user.user_name
+        if asserted and str(asserted).strip() != authenticated:
+            logger.warning(
+                "participant %r asserted %r: the credential decides, the assertion is ignored",
+                authenticated,
+                str(asserted)[:200],
+            )
+        return authenticated
     try:
         return participant_id(str(asserted))
     except InvalidMessageError as error:

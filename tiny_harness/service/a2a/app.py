@@ -11,8 +11,10 @@ Routes, in mount order (ours first, so the SDK's REST patterns cannot shadow the
     *    /rest/...                         HTTP+JSON binding
 
 Middleware, outermost first: the per-peer rate limit (a request over it is refused with
-429 before anything is read), the push endpoint's own, smaller body limit, then the body
-limit over all of it, so an oversized request never reaches a handler. The card carries
+429 before anything is read), authentication when configured (401 without a valid key,
+before anything is read; `authentication.py`), the push endpoint's own, smaller body
+limit, then the body limit over all of it, so an oversized request never reaches a
+handler. The card carries
 caching headers (`card_route`); every SSE stream sends a keep-alive comment at
 `sse_keepalive` (`with_keepalive`). The SDK's DEBUG log of JSON-RPC request bodies is
 filtered out: a push token a client registers travels in such a body.
@@ -26,13 +28,16 @@ from datetime import UTC, datetime, timedelta
 from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
 from a2a.types import AgentCard
 from starlette.applications import Starlette
+from starlette.authentication import AuthenticationBackend
 from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from tiny_harness.harness.channels.a2a import A2AChannel
 from tiny_harness.harness.security import Redactor
+from tiny_harness.service.a2a.authentication import refuse
 from tiny_harness.service.a2a.card import JSONRPC_PATH, REST_PATH, card_route
 from tiny_harness.service.a2a.doorbell import (
     MAX_PUSH_BYTES,
@@ -114,6 +119,7 @@ def create_app(
     redactor: Redactor | None = None,
     channel: A2AChannel | None = None,
     web_ui: WebUi | None = None,
+    auth: AuthenticationBackend | None = None,
 ) -> Starlette:
     """The A2A application over `gateway`, advertising `card`; `/_monitor` reads `monitor`
     (None: the heartbeat is off, and `/_monitor` says so); `push` takes remote agents'
@@ -122,7 +128,8 @@ def create_app(
     `rate_limit` applies to each peer address (None: no limit); `redactor` masks credentials
     in every inbound message (None: the built-in shapes, no configured secrets); `channel`
     decides who may post to a task's channel (None: the default `A2AChannel`); `web_ui` is
-    the web renderer served at `/ui` (None: no `/ui` routes)."""
+    the web renderer served at `/ui` (None: no `/ui` routes); `auth` authenticates every
+    call but the public paths (None: nobody is, `access.py`)."""
     logging.getLogger(SDK_BODY_LOGGER).addFilter(_DROP_REQUEST_BODIES)
     handler = HarnessRequestHandler(
         gateway, card, push=outbound, redactor=redactor, channel=channel
@@ -139,6 +146,8 @@ def create_app(
         middleware.insert(
             0, Middleware(PushBodyLimit, max_bytes=push_limit, counters=push.counters)
         )
+    if auth is not None:
+        middleware.insert(0, Middleware(AuthenticationMiddleware, backend=auth, on_error=refuse))
     if rate_limit is not None:
         middleware.insert(0, Middleware(RateLimitMiddleware, limiter=RateLimiter(rate_limit)))
     routes.append(card_route(card, modified=datetime.now(UTC)))

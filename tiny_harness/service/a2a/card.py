@@ -8,7 +8,16 @@ from email.utils import format_datetime, parsedate_to_datetime
 from typing import Final
 
 from a2a.server.routes import create_agent_card_routes
-from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentExtension,
+    AgentInterface,
+    AgentSkill,
+    APIKeySecurityScheme,
+    HTTPAuthSecurityScheme,
+    SecurityScheme,
+)
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -30,15 +39,17 @@ CARD_CACHE_CONTROL: Final = "public, max-age=300"
 """Clients may keep the card five minutes, then revalidate (ETag or Last-Modified)."""
 
 
-def build_agent_card(base_url: str, *, model: str, push: bool) -> AgentCard:
+def build_agent_card(base_url: str, *, model: str, push: bool, api_key: bool = False) -> AgentCard:
     """The card for a server reachable at `base_url` (no trailing slash).
 
     It advertises streaming (the event bridge), both bindings, push notifications when
     `push` (the server has an outbound push store), the task extension (optional: a
     message may carry a task envelope) and the channel extension (optional: a message may
-    post to its task's channel; both in docs/a2a/ext/); there is no extended card.
+    post to its task's channel; both in docs/a2a/ext/); there is no extended card. With
+    `api_key`, it declares the two ways a call presents its key, either of which is
+    required (`authentication.py`); the card itself stays public.
     """
-    return AgentCard(
+    card = AgentCard(
         name="tiny-harness",
         description=(
             "A durable agent: every task runs as a Temporal workflow that plans, calls tools "
@@ -76,6 +87,24 @@ def build_agent_card(base_url: str, *, model: str, push: bool) -> AgentCard:
             )
         ],
     )
+    if api_key:
+        _declare_api_keys(card)
+    return card
+
+
+def _declare_api_keys(card: AgentCard) -> None:
+    """The key as a bearer token or in `X-API-Key`: either scheme alone satisfies."""
+    bearer = HTTPAuthSecurityScheme(
+        scheme="Bearer", description="An API key of this harness, as a bearer token."
+    )
+    header = APIKeySecurityScheme(
+        location="header", name="X-API-Key", description="An API key of this harness."
+    )
+    card.security_schemes["bearer"].CopyFrom(SecurityScheme(http_auth_security_scheme=bearer))
+    card.security_schemes["api_key"].CopyFrom(SecurityScheme(api_key_security_scheme=header))
+    for name in ("bearer", "api_key"):
+        requirement = card.security_requirements.add()
+        requirement.schemes[name].SetInParent()
 
 
 def _extensions() -> list[AgentExtension]:
