@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import signal
 import sys
 from collections.abc import Coroutine, Iterator, Sequence
@@ -31,6 +32,10 @@ from tiny_harness.interaction.tui.keys import keys_help
 
 if TYPE_CHECKING:
     from tiny_harness.config import Settings
+
+TOKEN_VARIABLE = "A2A_TOKEN"  # noqa: S105 - the name of a variable
+"""The `tui`'s API key when `--token` is not given (not a TINY_HARNESS_ variable: those are
+the server's settings)."""
 
 EXIT_CONFIG = 2
 EXIT_FAILURE = 1
@@ -74,6 +79,12 @@ def _parser() -> argparse.ArgumentParser:
         default="",
         metavar="NAME",
         help="your participant id, sent as X-Participant-Id",
+    )
+    tui_cmd.add_argument(
+        "--token",
+        default=os.environ.get(TOKEN_VARIABLE, ""),
+        metavar="KEY",
+        help=f"the agent's API key for you, sent as a bearer token (or ${TOKEN_VARIABLE})",
     )
     return parser
 
@@ -119,7 +130,7 @@ def _tui(args: argparse.Namespace) -> int:
     from tiny_harness.interaction.tui.app import TinyHarnessApp
 
     logging.basicConfig(level=logging.WARNING, handlers=[TextualHandler()], force=True)
-    TinyHarnessApp(args.url, participant=args.participant).run()
+    TinyHarnessApp(args.url, participant=args.participant, token=args.token).run()
     return 0
 
 

@@ -32,10 +32,11 @@ async def until(
 
 @asynccontextmanager
 async def running_tui(
-    url: str, participant: str = "", *, notifications: bool = False
+    url: str, participant: str = "", *, notifications: bool = False, token: str = ""
 ) -> AsyncIterator[tuple[TinyHarnessApp, Pilot[None]]]:
-    """The app headless at `SIZE` against the agent at `url`, once it has the card."""
-    app = TinyHarnessApp(url, participant=participant)
+    """The app headless at `SIZE` against the agent at `url` (presenting `token` as its
+    API key when given), once it has the card."""
+    app = TinyHarnessApp(url, participant=participant, token=token)
     async with app.run_test(size=SIZE, notifications=notifications) as pilot:
         await connected(pilot)
         yield app, pilot

@@ -32,11 +32,14 @@ from tests.support import (
 )
 from tiny_harness.harness.models.llm import UserItem
 from tiny_harness.harness.tasks.extension import ext_of
+from tiny_harness.interaction.tui.app import TinyHarnessApp
+from tiny_harness.interaction.tui.connection import AgentConnection
 from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
 from tiny_harness.interaction.tui.widgets.banner import ConnectionBanner
 from tiny_harness.interaction.tui.widgets.blocks import QuestionBlock
 from tiny_harness.interaction.tui.widgets.plan_panel import PlanPanel
 from tiny_harness.interaction.tui.widgets.task_list import TaskList
+from tiny_harness.service.a2a.authentication import ApiKeys, key_digest, new_key
 
 PLAN_THEN_ANSWER = """
 turns:
@@ -201,6 +204,32 @@ async def test_the_list_shows_only_the_callers_tasks_and_reopens_one(
             assert final_state(app) == "TASK_STATE_COMPLETED"
         bobs = await client.list_tasks(ListTasksRequest(), context=as_participant("bob"))
         assert len(bobs.tasks) == 1
+
+
+async def test_with_its_key_the_tui_works_on_an_agent_that_requires_one(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    key = new_key()
+    keys = ApiKeys([(key_digest(key), "alice")])
+    async with (
+        running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER, auth=keys) as h,
+        running_tui(h.url, token=key) as (app, pilot),
+    ):
+        await type_and_send(pilot, "What is the answer?")
+        await until(pilot, lambda: final_state(app) != "", "the task to end")
+        await until(pilot, lambda: "done" in first_row(app), "the list to show the task done")
+        listed = await app_connection(app).list_tasks()
+
+        assert final_state(app) == "TASK_STATE_COMPLETED"
+        assert texts(app, "artifact") == ["The answer is **42**."]
+        ext = ext_of(listed[0])
+        assert ext is not None
+        assert [p.id for p in ext.participants] == ["alice"]  # the key's, not asserted
+
+
+def app_connection(app: TinyHarnessApp) -> AgentConnection:
+    assert app.connection is not None
+    return app.connection
 
 
 async def test_a_server_restart_mid_task_shows_a_banner_and_every_event_once(

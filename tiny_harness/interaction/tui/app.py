@@ -70,8 +70,13 @@ BACKOFF_MAX: Final = 8.0
 type ConnectionFactory = Callable[[str, str], Awaitable[AgentConnection]]
 
 
-async def _open_connection(url: str, participant: str) -> AgentConnection:
-    return await AgentConnection.open(url, participant=participant)
+def _opener(token: str) -> ConnectionFactory:
+    """Opens a connection to an agent, presenting `token` (an API key) when given."""
+
+    async def open_connection(url: str, participant: str) -> AgentConnection:
+        return await AgentConnection.open(url, participant=participant, token=token)
+
+    return open_connection
 
 
 class TinyHarnessApp(App[None]):
@@ -89,12 +94,14 @@ class TinyHarnessApp(App[None]):
         url: str = DEFAULT_URL,
         *,
         participant: str = "",
-        connect: ConnectionFactory = _open_connection,
+        token: str = "",
+        connect: ConnectionFactory | None = None,
     ) -> None:
+        """`token`: the API key the agent asks for (`[auth] mode = "api_key"`), if any."""
         super().__init__()
         self.url = url
         self.participant = participant
-        self._connect = connect
+        self._connect = connect or _opener(token)
         self.connection: AgentConnection | None = None
         self.timeline: Timeline | None = None
         self._titles: dict[str, str] = {}

@@ -85,10 +85,14 @@ class AgentConnection:
         self._extensions = [A2UI_EXTENSION_URI] if self.offers_a2ui else []
 
     @classmethod
-    async def open(cls, url: str = DEFAULT_URL, *, participant: str = "") -> Self:
-        """The agent at `url`: its card read, a client made for the transport it offers.
+    async def open(cls, url: str = DEFAULT_URL, *, participant: str = "", token: str = "") -> Self:
+        """The agent at `url`: its card read, a client made for the transport it offers;
+        every call presents `token` as a bearer token when given (an agent's API key).
         Raises `AgentUnreachableError` when the card cannot be had."""
-        http = httpx.AsyncClient(timeout=httpx.Timeout(CALL_TIMEOUT_SECONDS, read=None))
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        http = httpx.AsyncClient(
+            headers=headers, timeout=httpx.Timeout(CALL_TIMEOUT_SECONDS, read=None)
+        )
         try:
             track_responses(http)
             resolver = A2ACardResolver(http, url)
