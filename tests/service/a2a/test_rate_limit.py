@@ -1,5 +1,6 @@
 """The per-peer rate limit: token buckets on a fake clock, then the real server refusing a
-burst with 429 before any route, while another address is still served."""
+burst with 429 before any route, while another address is still served; and, with keys,
+the same limit per authenticated caller, whatever addresses it calls from."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from temporalio.client import Client
 from tests.support import RunningHarness, collect, running_harness, send_request
 from tiny_harness.config import ServerConfig
 from tiny_harness.errors import ConfigError
+from tiny_harness.service.a2a.authentication import ApiKeys, key_digest, new_key
 from tiny_harness.service.a2a.rate_limit import RateLimit, RateLimiter
 
 ANSWER = "turns:\n  - text: answered\n"
@@ -192,3 +194,31 @@ async def test_without_a_limit_a_peer_is_never_refused(
         ]
 
     assert set(answers) == {200}
+
+
+async def test_one_key_from_many_addresses_shares_one_bucket(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    key = new_key()
+    keys = ApiKeys([(key_digest(key), "alice")])
+    limit = RateLimit(per_second=0.01, burst=3)  # a token every 100 s: none comes back here
+    headers = {"Authorization": f"Bearer {key}"}
+    async with running_harness(
+        temporal_client, tmp_path, ANSWER, rate_limit=limit, auth=keys
+    ) as harness:
+        answers = []
+        for address in ("127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"):
+            transport = httpx.AsyncHTTPTransport(local_address=address)
+            async with httpx.AsyncClient(transport=transport, timeout=30) as http:
+                answers.append(await http.get(harness.url + "/_monitor", headers=headers))
+        # An address with no key spent its own tokens on nothing: it is still let through
+        # to the key check, and refused there.
+        async with httpx.AsyncClient(
+            transport=httpx.AsyncHTTPTransport(local_address="127.0.0.6"), timeout=30
+        ) as stranger:
+            unkeyed = await stranger.get(harness.url + "/_monitor")
+
+    assert [a.status_code for a in answers[:3]] == [503, 503, 503]  # no heartbeat in tests
+    assert answers[3].status_code == 429
+    assert "from this caller" in answers[3].json()["error"]["message"]
+    assert unkeyed.status_code == 401

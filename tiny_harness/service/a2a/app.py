@@ -12,7 +12,8 @@ Routes, in mount order (ours first, so the SDK's REST patterns cannot shadow the
 
 Middleware, outermost first: the per-peer rate limit (a request over it is refused with
 429 before anything is read), authentication when configured (401 without a valid key,
-before anything is read; `authentication.py`), the push endpoint's own, smaller body
+before anything is read; `authentication.py`) and then the same rate limit per
+authenticated caller, the push endpoint's own, smaller body
 limit, then the body limit over all of it, so an oversized request never reaches a
 handler. The card carries
 caching headers (`card_route`); every SSE stream sends a keep-alive comment at
@@ -49,7 +50,12 @@ from tiny_harness.service.a2a.doorbell import (
 from tiny_harness.service.a2a.handler import HarnessRequestHandler
 from tiny_harness.service.a2a.keepalive import DEFAULT_SSE_KEEPALIVE, with_keepalive
 from tiny_harness.service.a2a.limits import BodyLimitMiddleware
-from tiny_harness.service.a2a.rate_limit import RateLimit, RateLimiter, RateLimitMiddleware
+from tiny_harness.service.a2a.rate_limit import (
+    RateLimit,
+    RateLimiter,
+    RateLimitMiddleware,
+    caller_of,
+)
 from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.heartbeat.schedule import HeartbeatMonitor, NoSnapshot
 from tiny_harness.service.notifications.registrations import PushRegistrations
@@ -91,6 +97,25 @@ def _monitor_route(monitor: HeartbeatMonitor | None) -> Route:
         return JSONResponse(reading.model_dump(mode="json"))
 
     return Route("/_monitor", read_monitor, methods=["GET"])
+
+
+def _guards(rate_limit: RateLimit | None, auth: AuthenticationBackend | None) -> list[Middleware]:
+    """What checks a request before its body is read: its peer's rate, its key, and the
+    rate of the caller the key names (so one key cannot outrun the limit from many
+    addresses)."""
+    guards: list[Middleware] = []
+    if rate_limit is not None:
+        guards.append(Middleware(RateLimitMiddleware, limiter=RateLimiter(rate_limit)))
+    if auth is not None:
+        guards.append(Middleware(AuthenticationMiddleware, backend=auth, on_error=refuse))
+        if rate_limit is not None:
+            per_caller = RateLimiter(rate_limit)
+            guards.append(
+                Middleware(
+                    RateLimitMiddleware, limiter=per_caller, key=caller_of, source="this caller"
+                )
+            )
+    return guards
 
 
 def _push_route(receiver: PushReceiver) -> Route:
@@ -139,17 +164,12 @@ def create_app(
         Route("/healthz", _healthz, methods=["GET"]),
         _monitor_route(monitor),
     ]
-    middleware = [Middleware(BodyLimitMiddleware, max_bytes=max_request_bytes)]
+    middleware = _guards(rate_limit, auth)
     if push is not None:
         routes.append(_push_route(push))
         push_limit = min(MAX_PUSH_BYTES, max_request_bytes)
-        middleware.insert(
-            0, Middleware(PushBodyLimit, max_bytes=push_limit, counters=push.counters)
-        )
-    if auth is not None:
-        middleware.insert(0, Middleware(AuthenticationMiddleware, backend=auth, on_error=refuse))
-    if rate_limit is not None:
-        middleware.insert(0, Middleware(RateLimitMiddleware, limiter=RateLimiter(rate_limit)))
+        middleware.append(Middleware(PushBodyLimit, max_bytes=push_limit, counters=push.counters))
+    middleware.append(Middleware(BodyLimitMiddleware, max_bytes=max_request_bytes))
     routes.append(card_route(card, modified=datetime.now(UTC)))
     bindings: list[BaseRoute] = [
         *create_jsonrpc_routes(handler, rpc_url=JSONRPC_PATH),

@@ -131,30 +131,51 @@ class RateLimiter:
             self._buckets.popitem(last=False)
 
 
-class RateLimitMiddleware:
-    """Refuse an HTTP request with 429 and `Retry-After` when its peer has no token left;
-    pass everything else (lifespan included) through unchanged."""
+def peer_of(scope: Scope) -> str:
+    """The bucket of a request by its peer address."""
+    client = scope.get("client")
+    return str(client[0]) if client else UNKNOWN_PEER
 
-    def __init__(self, app: ASGIApp, *, limiter: RateLimiter) -> None:
+
+def caller_of(scope: Scope) -> str | None:
+    """The bucket of an authenticated request by its participant (None: not authenticated,
+    so no bucket). Read after authentication has put the user in the scope."""
+    user = scope.get("user")
+    if user is None or not user.is_authenticated:
+        return None
+    return f"participant:{user.display_name}"
+
+
+class RateLimitMiddleware:
+    """Refuse an HTTP request with 429 and `Retry-After` when its bucket (`key`: its peer
+    address, or its authenticated caller) has no token left; pass everything else (lifespan
+    included, and a request `key` gives no bucket) through unchanged."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        limiter: RateLimiter,
+        key: Callable[[Scope], str | None] = peer_of,
+        source: str = "this address",
+    ) -> None:
         self.app = app
         self.limiter = limiter
+        self._key = key
+        self._source = source
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        client = scope.get("client")
-        peer = str(client[0]) if client else UNKNOWN_PEER
-        wait = self.limiter.take(peer)
+        bucket = self._key(scope) if scope["type"] == "http" else None
+        wait = None if bucket is None else self.limiter.take(bucket)
         if wait is None:
             await self.app(scope, receive, send)
             return
-        await too_many_requests(wait)(scope, receive, send)
+        await too_many_requests(wait, self._source)(scope, receive, send)
 
 
-def too_many_requests(wait: float) -> JSONResponse:
+def too_many_requests(wait: float, source: str = "this address") -> JSONResponse:
     """The refusal: an A2A error body (as the body limit's), and whole seconds to wait."""
     seconds = max(1, math.ceil(wait))
-    text = f"Too many requests from this address: try again in {seconds} s"
+    text = f"Too many requests from {source}: try again in {seconds} s"
     body = {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message": text}}
     return JSONResponse(body, status_code=429, headers={"Retry-After": str(seconds)})
