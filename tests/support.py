@@ -220,6 +220,7 @@ async def running_harness(
     large_payload_bytes: int = TemporalConfig().large_payload_bytes,
     max_cached_workflows: int = TemporalConfig().max_cached_workflows,
     auth: AuthenticationBackend | None = None,
+    auth_mode: str = "none",
 ) -> AsyncIterator[RunningHarness]:
     """With `heartbeat`, the worker also runs the heartbeat and `/_monitor` reads the
     schedule `heartbeat.schedule_id` (which the test creates and deletes). Clients' push
@@ -270,9 +271,7 @@ async def running_harness(
             )
             app = create_app(
                 gateway,
-                build_agent_card(
-                    url, model="scripted test model", push=True, api_key=auth is not None
-                ),
+                build_agent_card(url, model="scripted test model", push=True, auth=auth_mode),
                 max_request_bytes=max_request_bytes,
                 monitor=monitor,
                 push=PushReceiver(temporal),

@@ -402,9 +402,21 @@ DIGEST = "ab" * 32
             },
             "one digest twice",
         ),
-        ({"TINY_HARNESS_AUTH__MODE": "jwt"}, "'none' or 'api_key'"),
+        ({"TINY_HARNESS_AUTH__MODE": "jwt"}, "mode jwt needs jwks_url, issuer, audience"),
+        ({"TINY_HARNESS_AUTH__ALGORITHMS": "RS256,HS256"}, "Input should be 'RS256'"),
+        ({"TINY_HARNESS_AUTH__ALGORITHMS": "none"}, "Input should be 'RS256'"),
+        ({"TINY_HARNESS_AUTH__LEEWAY": "600"}, "less than or equal to"),
     ],
-    ids=["no keys", "keys without the mode", "short digest", "a digest twice", "no jwt yet"],
+    ids=[
+        "no keys",
+        "keys without the mode",
+        "short digest",
+        "a digest twice",
+        "jwt without its issuer",
+        "an hmac algorithm",
+        "alg none",
+        "a leeway of ten minutes",
+    ],
 )
 def test_auth_settings_that_cannot_work_are_refused(environ: dict[str, str], says: str) -> None:
     with pytest.raises(ConfigError) as caught:

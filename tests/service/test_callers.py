@@ -9,7 +9,7 @@ import pytest
 
 from tiny_harness.config import load_settings
 from tiny_harness.service.a2a.authentication import ApiKeys
-from tiny_harness.service.callers import authenticator, requires_key
+from tiny_harness.service.callers import authenticator
 
 
 @pytest.mark.parametrize(
@@ -23,7 +23,6 @@ def test_no_authentication_is_warned_about_beyond_loopback_only(
     settings = load_settings(environ={"TINY_HARNESS_SERVER__HOST": host})
 
     assert authenticator(settings) is None
-    assert not requires_key(settings)
     warnings = [r.getMessage() for r in caplog.records if "any caller can claim" in r.getMessage()]
     assert len(warnings) == (1 if warned else 0)
 
@@ -41,5 +40,4 @@ def test_api_key_mode_authenticates_every_call_and_declares_it(
     )
 
     assert isinstance(authenticator(settings), ApiKeys)
-    assert requires_key(settings)
     assert not any("any caller can claim" in r.getMessage() for r in caplog.records)

@@ -1,6 +1,7 @@
 """Who may call this server: the authentication `[auth]` asks for (`config/auth.py`).
 
-`api_key` mode authenticates every A2A call by its key (`a2a/authentication.py`). In
+`api_key` mode authenticates every A2A call by its key (`a2a/authentication.py`), `jwt`
+mode by its bearer JWT (`a2a/jwt_bearer.py`). In
 `none` mode nobody is authenticated and a caller is whoever it says it is, which is right
 only behind a perimeter that authenticates: listening on anything but a loopback address
 that way is logged as a warning at startup.
@@ -15,6 +16,7 @@ from starlette.authentication import AuthenticationBackend
 
 from tiny_harness.config import Settings
 from tiny_harness.service.a2a.authentication import ApiKeys
+from tiny_harness.service.a2a.jwt_bearer import Jwks, JwtBearer
 
 logger = logging.getLogger(__name__)
 
@@ -26,6 +28,16 @@ def authenticator(settings: Settings) -> AuthenticationBackend | None:
     if auth.mode == "api_key":
         logger.info("auth: api_key, %d key(s)", len(auth.api_keys))
         return ApiKeys([(key.sha256, key.participant) for key in auth.api_keys])
+    if auth.mode == "jwt":
+        logger.info("auth: jwt from %s, keys at %s", auth.issuer, auth.jwks_url)
+        return JwtBearer(
+            Jwks(str(auth.jwks_url)),
+            issuer=auth.issuer or "",
+            audience=auth.audience or "",
+            algorithms=auth.algorithms,
+            participant_claim=auth.participant_claim,
+            leeway=auth.leeway,
+        )
     if not _loopback(settings.server.host):
         logger.warning(
             "auth: none, while listening on %s: any caller can claim to be any participant. "
@@ -34,11 +46,6 @@ def authenticator(settings: Settings) -> AuthenticationBackend | None:
             settings.server.host,
         )
     return None
-
-
-def requires_key(settings: Settings) -> bool:
-    """Whether the agent card declares that calls present an API key."""
-    return settings.auth.mode == "api_key"
 
 
 def _loopback(host: str) -> bool:

@@ -343,7 +343,7 @@ async def open_harness(
 
 def _card(settings: Settings, model: str) -> AgentCard:
     return build_agent_card(
-        settings.advertised_url, model=model, push=True, api_key=callers.requires_key(settings)
+        settings.advertised_url, model=model, push=True, auth=settings.auth.mode
     )
 
 

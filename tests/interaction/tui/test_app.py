@@ -212,7 +212,9 @@ async def test_with_its_key_the_tui_works_on_an_agent_that_requires_one(
     key = new_key()
     keys = ApiKeys([(key_digest(key), "alice")])
     async with (
-        running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER, auth=keys) as h,
+        running_harness(
+            temporal_client, tmp_path, PLAN_THEN_ANSWER, auth=keys, auth_mode="api_key"
+        ) as h,
         running_tui(h.url, token=key) as (app, pilot),
     ):
         await type_and_send(pilot, "What is the answer?")

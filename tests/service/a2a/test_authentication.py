@@ -86,7 +86,9 @@ async def keyed_client(harness: RunningHarness, http: httpx.AsyncClient) -> A2AC
 async def test_every_a2a_verb_refuses_a_call_without_a_valid_key_alike_and_starts_nothing(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, ASKS_WHICH_SIZE, auth=KEYS) as h:
+    async with running_harness(
+        temporal_client, tmp_path, ASKS_WHICH_SIZE, auth=KEYS, auth_mode="api_key"
+    ) as h:
         assert isinstance(h.app, Starlette)
         requests = protected_requests(h.app)
         answers: set[tuple[int, str, str]] = set()
@@ -106,7 +108,7 @@ async def test_every_a2a_verb_refuses_a_call_without_a_valid_key_alike_and_start
         (
             401,
             'Bearer realm="tiny-harness"',
-            '{"error":"unauthenticated","message":"a valid API key is required"}',
+            '{"error":"unauthenticated","message":"a valid credential is required"}',
         )
     }
     assert started == []
@@ -119,7 +121,9 @@ def _answer(response: httpx.Response) -> tuple[int, str, str]:
 async def test_the_card_and_health_check_need_no_key_and_the_card_declares_the_schemes(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    async with running_harness(temporal_client, tmp_path, ASKS_WHICH_SIZE, auth=KEYS) as h:
+    async with running_harness(
+        temporal_client, tmp_path, ASKS_WHICH_SIZE, auth=KEYS, auth_mode="api_key"
+    ) as h:
         card = await h.http.get(f"{h.url}/.well-known/agent-card.json")
         health = await h.http.get(f"{h.url}/healthz")
         push = await h.http.post(f"{h.url}/a2a/push/t-1", json={})
@@ -142,7 +146,9 @@ async def test_a_key_names_the_participant_whatever_the_call_asserts(
 ) -> None:
     caplog.set_level(logging.WARNING)
     async with (
-        running_harness(temporal_client, tmp_path, ASKS_WHICH_SIZE, auth=KEYS) as h,
+        running_harness(
+            temporal_client, tmp_path, ASKS_WHICH_SIZE, auth=KEYS, auth_mode="api_key"
+        ) as h,
         httpx.AsyncClient(headers={"Authorization": f"Bearer {ALICE_KEY}"}) as as_alice,
         httpx.AsyncClient(headers={"X-API-Key": BOB_KEY}) as as_bob,
     ):

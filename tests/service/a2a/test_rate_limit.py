@@ -204,7 +204,7 @@ async def test_one_key_from_many_addresses_shares_one_bucket(
     limit = RateLimit(per_second=0.01, burst=3)  # a token every 100 s: none comes back here
     headers = {"Authorization": f"Bearer {key}"}
     async with running_harness(
-        temporal_client, tmp_path, ANSWER, rate_limit=limit, auth=keys
+        temporal_client, tmp_path, ANSWER, rate_limit=limit, auth=keys, auth_mode="api_key"
     ) as harness:
         answers = []
         for address in ("127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"):

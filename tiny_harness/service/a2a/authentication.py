@@ -42,7 +42,7 @@ PUBLIC_PREFIXES: Final = ("/.well-known/", "/healthz", "/a2a/push/", "/ui")
 """Paths that answer without a credential: the card (public by A2A), the health check, a
 remote agent's push (its own token) and the web UI's files."""
 
-_REFUSAL: Final = {"error": "unauthenticated", "message": "a valid API key is required"}
+_REFUSAL: Final = {"error": "unauthenticated", "message": "a valid credential is required"}
 
 
 class ApiKeys(AuthenticationBackend):

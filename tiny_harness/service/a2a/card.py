@@ -39,15 +39,16 @@ CARD_CACHE_CONTROL: Final = "public, max-age=300"
 """Clients may keep the card five minutes, then revalidate (ETag or Last-Modified)."""
 
 
-def build_agent_card(base_url: str, *, model: str, push: bool, api_key: bool = False) -> AgentCard:
+def build_agent_card(base_url: str, *, model: str, push: bool, auth: str = "none") -> AgentCard:
     """The card for a server reachable at `base_url` (no trailing slash).
 
     It advertises streaming (the event bridge), both bindings, push notifications when
     `push` (the server has an outbound push store), the task extension (optional: a
     message may carry a task envelope) and the channel extension (optional: a message may
-    post to its task's channel; both in docs/a2a/ext/); there is no extended card. With
-    `api_key`, it declares the two ways a call presents its key, either of which is
-    required (`authentication.py`); the card itself stays public.
+    post to its task's channel; both in docs/a2a/ext/); there is no extended card. `auth`
+    is the server's `[auth] mode`: with "api_key" it declares the two ways a call presents
+    its key, either of which is required (`authentication.py`); with "jwt", a bearer JWT
+    (`jwt_bearer.py`). The card itself stays public.
     """
     card = AgentCard(
         name="tiny-harness",
@@ -87,8 +88,14 @@ def build_agent_card(base_url: str, *, model: str, push: bool, api_key: bool = F
             )
         ],
     )
-    if api_key:
+    if auth == "api_key":
         _declare_api_keys(card)
+    elif auth == "jwt":
+        jwt = HTTPAuthSecurityScheme(
+            scheme="Bearer", bearer_format="JWT", description="A JWT from this harness's issuer."
+        )
+        card.security_schemes["bearer"].CopyFrom(SecurityScheme(http_auth_security_scheme=jwt))
+        card.security_requirements.add().schemes["bearer"].SetInParent()
     return card
 
 
