@@ -318,11 +318,20 @@ async def running_harness(
 
 @asynccontextmanager
 async def delegating_to(
-    running: RunningHarness, agent_id: str, url: str, *, updates: str = "auto"
+    running: RunningHarness,
+    agent_id: str,
+    url: str,
+    *,
+    updates: str = "auto",
+    auth: dict[str, str] | None = None,
 ) -> AsyncIterator[RemoteAgent]:
     """Register the A2A agent at `url` on `running`'s harness as `agent_id` (in its
-    registry and its roster), as the server does with an `[[agents]]` entry."""
-    spec = RemoteAgentSpec.model_validate({"id": agent_id, "url": url, "updates": updates})
+    registry and its roster), as the server does with an `[[agents]]` entry (with its
+    `auth` table, if given)."""
+    fields: dict[str, object] = {"id": agent_id, "url": url, "updates": updates}
+    if auth is not None:
+        fields["auth"] = auth
+    spec = RemoteAgentSpec.model_validate(fields)
     agent = await RemoteAgent.connect(spec)
     await running.harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
     running.harness.roster = render_roster([agent])

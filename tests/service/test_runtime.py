@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from tests.support import collect, first_event, send_request, states, stored_log
 from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.service.a2a.app import create_app
+from tiny_harness.service.a2a.authentication import key_digest, new_key
 from tiny_harness.service.a2a.card import build_agent_card
 from tiny_harness.service.durable.client.dev_server import port_is_free, servers_on
 from tiny_harness.service.durable.client.gateway import TaskGateway
@@ -168,6 +170,37 @@ async def test_quickstart_serve_answers_with_the_builtin_demo(tmp_path: Path) ->
     )
     leftovers, _ = await pgrep.communicate()
     assert leftovers == b"", "the embedded Temporal server outlived serve"
+
+
+async def test_serve_in_api_key_mode_answers_only_a_call_with_a_key(tmp_path: Path) -> None:
+    key = new_key()
+    keys = json.dumps([{"participant": "alice", "sha256": key_digest(key)}])
+    env = {
+        "TINY_HARNESS_TEMPORAL__EMBEDDED_PORT": str(free_port()),
+        "TINY_HARNESS_AUTH__MODE": "api_key",
+        "TINY_HARNESS_AUTH__API_KEYS": keys,
+    }
+    serve = ServeProcess(tmp_path / "data", free_port(), env)
+    await serve.start()
+    try:
+        async with (
+            httpx.AsyncClient(timeout=30) as anonymous,
+            httpx.AsyncClient(timeout=30, headers={"X-API-Key": key}) as as_alice,
+        ):
+            card = (await anonymous.get(f"{serve.url}/.well-known/agent-card.json")).json()
+            refused = await anonymous.get(f"{serve.url}/rest/tasks")
+            client = await a2a_client(serve.url, as_alice)
+            events = await collect(client.send_message(send_request("hello")))
+    finally:
+        assert await serve.stop() == 0
+
+    assert set(card["securitySchemes"]) == {"bearer", "api_key"}
+    assert refused.status_code == 401
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"
+    log = "\n".join(serve.lines)
+    assert "auth: api_key, 1 key(s)" in log
+    assert "agents: self is left out: this server requires a credential" in log
+    assert key not in log
 
 
 async def test_bad_configuration_exits_2_naming_the_variable(tmp_path: Path) -> None:

@@ -158,6 +158,8 @@ class Settings(BaseSettings):
         password = urlsplit(url.get_secret_value()).password if url is not None else None
         if password:
             values.append(password)  # the store URL's password, should it be quoted alone
+        # The credentials this harness presents to remote agents, read from the environment.
+        values += [s for a in self.agents if a.auth and (s := a.auth.secret())]
         return (*values, *otlp_headers(self.o11y.otlp_headers).values())
 
     @property

@@ -17,7 +17,7 @@ from a2a.types import AgentCard
 from tiny_harness.config import RemoteAgentSpec, Settings
 from tiny_harness.errors import AgentError
 from tiny_harness.harness.agents.agent import Agent
-from tiny_harness.harness.agents.remote import RemoteAgent
+from tiny_harness.harness.agents.remote import RemoteAgent, card_refusal
 from tiny_harness.harness.agents.roster import render_roster
 from tiny_harness.harness.entities import RegistryEntry
 from tiny_harness.harness.runtime.harness import Harness
@@ -31,10 +31,16 @@ async def register_agents(
 ) -> None:
     """Register `self` and every usable configured agent; fill the context's roster."""
     base = str(settings.server.base_url).rstrip("/") if settings.server.base_url else None
-    me = await RemoteAgent.connect(
-        RemoteAgentSpec.for_self(base or settings.advertised_url), card=own_card
-    )
-    agents: list[Agent] = [me]
+    agents: list[Agent] = []
+    if card_refusal(own_card) is None:
+        me = await RemoteAgent.connect(
+            RemoteAgentSpec.for_self(base or settings.advertised_url), card=own_card
+        )
+        agents.append(me)
+    else:
+        # A task delegated to this harness belongs to its parent task's id; with callers
+        # authenticated it would belong to a credential this harness does not hold.
+        logger.info("agents: self is left out: this server requires a credential")
     own_urls = {settings.advertised_url, base}
     for spec in settings.agents:
         # The server is not listening yet: an agent at our own address gets our card, and

@@ -29,7 +29,9 @@ from typing import Final, Self
 import httpx
 from a2a.client import A2ACardResolver, AgentCardResolutionError, ClientConfig, ClientFactory
 from a2a.client import Client as A2AClient
+from a2a.client.auth import AuthInterceptor
 from a2a.client.client import ClientCallContext
+from a2a.client.interceptors import ClientCallInterceptor
 from a2a.client.service_parameters import (
     ServiceParameters,
     ServiceParametersFactory,
@@ -52,10 +54,11 @@ from a2a.utils.errors import A2AError
 from google.protobuf.json_format import ParseError
 from packaging.version import InvalidVersion, Version
 
-from tiny_harness.errors import AgentUnavailableError, UnsupportedExtensionError
+from tiny_harness.errors import AgentUnavailableError, ConfigError, UnsupportedExtensionError
 from tiny_harness.harness.agents.agent import Agent, Updates
+from tiny_harness.harness.agents.credentials import SchemeCredential, fitting_schemes
 from tiny_harness.harness.agents.sdk_streams import closing_stream, track_responses
-from tiny_harness.harness.agents.spec import RemoteAgentSpec
+from tiny_harness.harness.agents.spec import AgentAuth, RemoteAgentSpec
 from tiny_harness.harness.agents.trace_context import carry_trace
 from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI
 from tiny_harness.harness.entities import EntityKind, EntityRef
@@ -93,13 +96,22 @@ _CLIENT_ERRORS: Final = (A2AError, httpx.HTTPError, ParseError, ValueError)
 (A2AClientError), and what escapes its parsing (protobuf ParseError, ValueError)."""
 
 
-def card_refusal(card: AgentCard) -> str | None:
-    """Why the harness cannot use an agent with this card, or None when it can; the names
-    it quotes from the card are flattened to one line and cut."""
-    if card.security_schemes:
+def card_refusal(card: AgentCard, auth: AgentAuth | None = None) -> str | None:
+    """Why the harness cannot use an agent with this card (holding the credential `auth`
+    for it, if any), or None when it can; the names it quotes from the card are flattened
+    to one line and cut."""
+    if auth is not None and (card.security_schemes or card.security_requirements):
+        if not fitting_schemes(card, auth):
+            return (
+                f"its card requires security the configured {auth.scheme} credential does not "
+                f"fit (its schemes: {_listed(card.security_schemes)})"
+            )
+    elif card.security_schemes:
         return f"its card declares security schemes ({_listed(card.security_schemes)})"
-    if card.security_requirements or any(s.security_requirements for s in card.skills):
+    if card.security_requirements and auth is None:
         return "its card requires security"
+    if any(s.security_requirements for s in card.skills):
+        return "its card requires security for a skill"
     required = [
         e.uri
         for e in card.capabilities.extensions
@@ -110,6 +122,23 @@ def card_refusal(card: AgentCard) -> str | None:
     if not _speaks_1_x(card):
         return "its card offers no JSON-RPC or HTTP+JSON interface at A2A 1.x"
     return None
+
+
+def _credentials(spec: RemoteAgentSpec, card: AgentCard) -> list[ClientCallInterceptor]:
+    """What puts the agent's credential on every call: nothing for an agent that needs
+    none. Raises `ConfigError` naming the variable when the secret is not in the
+    environment."""
+    auth = spec.auth
+    if auth is None or not (card.security_schemes or card.security_requirements):
+        return []
+    secret = auth.secret()
+    if secret is None:
+        raise ConfigError(
+            f"agent {spec.id!r}: the environment variable {auth.variable} holding its "
+            f"{auth.scheme} credential is not set",
+            variable=auth.variable,
+        )
+    return [AuthInterceptor(SchemeCredential(secret, fitting_schemes(card, auth)))]
 
 
 def _listed(names: Iterable[str]) -> str:
@@ -178,7 +207,7 @@ class RemoteAgent(Agent):
         try:
             if card is None:
                 card = await _fetch_card(spec, client_http)
-            reason = card_refusal(card)
+            reason = card_refusal(card, spec.auth)
             if reason is not None:
                 raise UnsupportedExtensionError(f"agent {spec.id!r}: {reason}", agent=spec.id)
             track_responses(client_http)
@@ -187,7 +216,7 @@ class RemoteAgent(Agent):
                 httpx_client=client_http,
                 supported_protocol_bindings=list(BINDINGS),
             )
-            client = ClientFactory(config).create(card)
+            client = ClientFactory(config).create(card, interceptors=_credentials(spec, card))
         except BaseException:
             if owns_http:
                 await client_http.aclose()
