@@ -115,6 +115,15 @@ def test_http_server_takes_either_http_tag(kind: str) -> None:
     assert parsed.headers == {"X-T": "1"}
 
 
+def test_an_http_server_names_the_variables_its_secret_headers_come_from() -> None:
+    parsed = server(
+        {"type": "http", "url": "https://e.com/mcp", "headers_env": {"Authorization": "MCP_T"}}
+    )
+
+    assert isinstance(parsed, McpHttpServer)
+    assert parsed.headers_env == {"Authorization": "MCP_T"}
+
+
 @pytest.mark.parametrize(
     ("raw", "reason"),
     [
@@ -132,6 +141,17 @@ def test_http_server_takes_either_http_tag(kind: str) -> None:
         ({"type": "http", "url": "ftp://mcp.example.com"}, "url"),
         ({"type": "http", "url": "https://e.com", "headers": {"A": "1", "a": "2"}}, "twice"),
         ({"type": "http", "url": "https://e.com", "headers": {"A": "1\r\nB: 2"}}, "line break"),
+        (
+            {
+                "type": "http",
+                "url": "https://e.com",
+                "headers": {"A": "1"},
+                "headers_env": {"a": "V"},
+            },
+            "both set a",
+        ),
+        ({"type": "http", "url": "https://e.com", "headers_env": {"A": ""}}, "variable name"),
+        ({"type": "http", "url": "https://e.com", "headers_env": {"A B": "V"}}, "HTTP token"),
         ("npx", "type"),
     ],
 )

@@ -26,7 +26,12 @@ from tiny_harness.errors import (
     ToolSchemaChangedError,
 )
 from tiny_harness.harness.tools.definition import Idempotency, ToolCall
-from tiny_harness.harness.tools.mcp import McpTool, McpToolSource, stdio_environment
+from tiny_harness.harness.tools.mcp import (
+    McpHttpAddress,
+    McpTool,
+    McpToolSource,
+    stdio_environment,
+)
 from tiny_harness.service.http import free_port
 
 SERVERS = Path(__file__).parents[2] / "fixtures" / "mcp_servers"
@@ -92,10 +97,23 @@ async def probe(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Probe
 @pytest.fixture(scope="module")
 def http_calculator_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The calculator served over streamable HTTP on 127.0.0.1, in its own process."""
+    yield from serve_calculator(tmp_path_factory)
+
+
+HEADER_SECRET = "mcp-secret-7f3a"
+
+
+@pytest.fixture(scope="module")
+def guarded_calculator_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The calculator over HTTP, answering only requests with `X-Calc-Token: HEADER_SECRET`."""
+    yield from serve_calculator(tmp_path_factory, "X-Calc-Token", HEADER_SECRET)
+
+
+def serve_calculator(factory: pytest.TempPathFactory, *required: str) -> Iterator[str]:
     port = free_port()
-    log = (tmp_path_factory.mktemp("http") / "server.log").open("w", encoding="utf-8")
+    log = (factory.mktemp("http") / "server.log").open("w", encoding="utf-8")
     process = subprocess.Popen(
-        [sys.executable, str(CALCULATOR), "--http", str(port)], stdout=log, stderr=log
+        [sys.executable, str(CALCULATOR), "--http", str(port), *required], stdout=log, stderr=log
     )
     try:
         deadline = time.monotonic() + 10
@@ -241,6 +259,33 @@ def test_the_declared_env_may_set_path_but_not_the_plugin_variables() -> None:
     )
     assert env == {"PATH": "/opt/tool/bin", "PLUGIN_ROOT": "/plugins/p", "TOKEN": "t"}
     assert stdio_environment(None, path="/usr/bin") == {"PATH": "/usr/bin"}
+
+
+async def test_an_http_server_gets_its_header_from_the_environment(
+    guarded_calculator_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CALC_TOKEN", raising=False)
+    address = McpHttpAddress(url=guarded_calculator_url, headers_env={"X-Calc-Token": "CALC_TOKEN"})
+    unset = McpToolSource("calc", address)
+    with pytest.raises(McpUnavailableError, match="CALC_TOKEN for its X-Calc-Token header"):
+        await unset.tools()
+    await unset.close()
+    without = McpToolSource("calc", guarded_calculator_url)
+    with pytest.raises(McpUnavailableError, match="cannot connect"):
+        await without.tools()
+    await without.close()
+
+    monkeypatch.setenv("CALC_TOKEN", HEADER_SECRET)
+    source = McpToolSource("calc", address)
+    try:
+        tools = {tool.definition.name: tool for tool in await source.tools()}
+        result = await tools["calc.add"].invoke(
+            ToolCall(call_id="c-9", name="calc.add", arguments={"a": 2, "b": 3})
+        )
+    finally:
+        await source.close()
+
+    assert result.text == '{"total": 5}'
 
 
 async def test_a_streamable_http_server_lists_and_calls(http_calculator_url: str) -> None:

@@ -37,6 +37,7 @@ from tiny_harness.errors import HookLoadError, HookTransportError
 from tiny_harness.harness.hooks.contexts import HookContext
 from tiny_harness.harness.hooks.executor import AbortReason, HookAbort
 from tiny_harness.harness.hooks.points import HookPoint
+from tiny_harness.harness.tools.mcp import McpServerAddress, sdk_target
 
 logger = logging.getLogger(__name__)
 
@@ -54,11 +55,11 @@ DEFAULT_TIMEOUT = 10.0
 
 if TYPE_CHECKING:
     # The MCP SDK takes most of a second to import; only a worker with an MCP server pays it.
-    from mcp import Client, StdioServerParameters
+    from mcp import Client
     from mcp.types import CallToolResult
 
-type McpHookServer = StdioServerParameters | str
-"""An MCP server: a command to run over stdio, or the URL of a streamable-HTTP endpoint."""
+type McpHookServer = McpServerAddress
+"""An MCP server: a command to run over stdio, or a streamable-HTTP endpoint."""
 
 
 class _Error(BaseModel):
@@ -224,7 +225,8 @@ class McpHookExecutor:
         from mcp import Client
 
         try:
-            async with Client(self.server, cache=None, read_timeout_seconds=self._timeout) as c:
+            target = sdk_target(self.server, f"hook {self.name}")
+            async with Client(target, cache=None, read_timeout_seconds=self._timeout) as c:
                 if ready.done():  # the waiter gave up
                     return
                 ready.set_result(c)

@@ -124,23 +124,45 @@ class McpStdioServer(BaseModel, frozen=True, extra="forbid"):
 
 
 class McpHttpServer(BaseModel, frozen=True, extra="forbid"):
-    """An MCP server reached over streamable HTTP. `url` and `headers` are never expanded."""
+    """An MCP server reached over streamable HTTP. `url` and `headers` are never expanded;
+    `headers_env` names, for each header it sends, the environment variable whose value it
+    carries (a credential the manifest must not hold), read when the server is connected."""
 
     type: Literal["streamable-http", "http"]
     url: SafeUrl
     headers: dict[str, str] = {}
+    headers_env: dict[str, str] = {}
 
     @field_validator("headers")
     @classmethod
     def _headers_are_well_formed(cls, value: dict[str, str]) -> dict[str, str]:
-        lowered = [name.lower() for name in value]
-        if len(set(lowered)) != len(lowered):
-            raise ValueError("a header name appears twice (names are case-insensitive)")
-        if not all(_HEADER_NAME.fullmatch(name) for name in value):
-            raise ValueError("a header name is not a valid HTTP token")
+        _check_header_names(value)
         if any(ch in "\r\n\x00" for header in value.values() for ch in header):
             raise ValueError("a header value contains a line break or NUL")
         return value
+
+    @field_validator("headers_env")
+    @classmethod
+    def _headers_env_are_well_formed(cls, value: dict[str, str]) -> dict[str, str]:
+        _check_header_names(value)
+        if any(not name or "=" in name or "\x00" in name for name in value.values()):
+            raise ValueError("an environment variable name is empty or contains '=' or NUL")
+        return value
+
+    @model_validator(mode="after")
+    def _each_header_once(self) -> Self:
+        both = {n.lower() for n in self.headers} & {n.lower() for n in self.headers_env}
+        if both:
+            raise ValueError(f"headers and headers_env both set {', '.join(sorted(both))}")
+        return self
+
+
+def _check_header_names(headers: dict[str, str]) -> None:
+    lowered = [name.lower() for name in headers]
+    if len(set(lowered)) != len(lowered):
+        raise ValueError("a header name appears twice (names are case-insensitive)")
+    if not all(_HEADER_NAME.fullmatch(name) for name in headers):
+        raise ValueError("a header name is not a valid HTTP token")
 
 
 def _server_tag(value: object) -> str | None:

@@ -31,7 +31,7 @@ from tiny_harness.harness.plugins import McpServer, McpStdioServer, parse_mcp_js
 from tiny_harness.harness.plugins.servers import prepare_server
 from tiny_harness.harness.skills import Skill, SkillCatalog
 from tiny_harness.harness.tools.definition import ToolDefinition
-from tiny_harness.harness.tools.mcp import McpServerAddress, McpToolSource
+from tiny_harness.harness.tools.mcp import McpHttpAddress, McpServerAddress, McpToolSource
 from tiny_harness.harness.tools.tool import Tool, tool_ref
 
 logger = logging.getLogger(__name__)
@@ -171,7 +171,9 @@ def mcp_address(server: McpServer) -> McpServerAddress:
             env=dict(server.env) or None,
             cwd=server.cwd,
         )
-    return str(server.url)
+    return McpHttpAddress(
+        url=str(server.url), headers=dict(server.headers), headers_env=dict(server.headers_env)
+    )
 
 
 def _skill_servers(skill: Skill) -> dict[str, McpServer]:

@@ -44,11 +44,12 @@ import os
 import shutil
 import sys
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping, Sequence
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Hashable, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import JsonValue, TypeAdapter
 
@@ -90,8 +91,32 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult
     from mcp.types import Tool as McpToolInfo
 
-type McpServerAddress = StdioServerParameters | str
-"""A stdio server to spawn, or the URL of a streamable-HTTP server."""
+
+@dataclass(frozen=True)
+class McpHttpAddress:
+    """A streamable-HTTP server: its URL, the headers sent as given, and the headers whose
+    values come from environment variables (header name -> variable), read on connecting."""
+
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    headers_env: Mapping[str, str] = field(default_factory=dict)
+
+    def resolved_headers(self, prefix: str) -> dict[str, str]:
+        """Every header to send; `McpUnavailableError` naming a variable that is unset."""
+        resolved = dict(self.headers)
+        for header, variable in self.headers_env.items():
+            value = os.environ.get(variable, "")
+            if not value:
+                raise McpUnavailableError(
+                    f"{prefix}: the environment variable {variable} for its {header} header "
+                    "is not set"
+                )
+            resolved[header] = value
+        return resolved
+
+
+type McpServerAddress = StdioServerParameters | McpHttpAddress | str
+"""A stdio server to spawn, or a streamable-HTTP server (a bare string: its URL)."""
 
 MAX_LIST_PAGES: Final = 100
 """A server whose `tools/list` runs to more pages than this is treated as out of protocol."""
@@ -156,7 +181,7 @@ class McpToolSource:
         self.prefix = prefix
         self._server = server
         self._environment: dict[str, str] | None = None
-        if not isinstance(server, str):  # a stdio server
+        if not isinstance(server, str | McpHttpAddress):  # a stdio server
             self._environment = stdio_environment(
                 server.env, plugin_root=plugin_root, plugin_data=plugin_data
             )
@@ -285,11 +310,12 @@ class McpToolSource:
                 ) from error
             return self._client
 
-    def _target(self) -> McpServerAddress:
-        """What the SDK connects to: the URL, or the stdio server behind the launcher."""
+    def _target(self) -> Any:
+        """What the SDK connects to: the URL (over a client sending its headers), or the
+        stdio server behind the launcher."""
         server, env = self._server, self._environment
-        if isinstance(server, str) or env is None:
-            return server
+        if isinstance(server, McpHttpAddress | str) or env is None:
+            return sdk_target(server, self.prefix)
         _check_command(self.prefix, server, env)
         if sys.platform == "win32" or not sys.executable:
             return server.model_copy(update={"env": env})
@@ -303,7 +329,7 @@ class McpToolSource:
         )
 
     async def _hold(
-        self, target: McpServerAddress, ready: asyncio.Future[Client], closing: asyncio.Event
+        self, target: Any, ready: asyncio.Future[Client], closing: asyncio.Event
     ) -> None:
         """Own the session: the SDK's transports must be entered and left in one task."""
         from mcp import Client
@@ -320,6 +346,30 @@ class McpToolSource:
                 logger.warning(
                     "%s: MCP session ended with an error: %s", self.prefix, _describe(error)
                 )
+
+
+def sdk_target(address: McpServerAddress, prefix: str) -> Any:
+    """What `mcp.Client` takes for `address`: an HTTP server with headers gets a transport
+    over an HTTP client (the SDK's own, with its timeouts) that sends them, the
+    environment's read now (`McpUnavailableError` for one unset). `prefix` names the server
+    in errors."""
+    if not isinstance(address, McpHttpAddress):
+        return address
+    headers = address.resolved_headers(prefix)
+    if not headers:
+        return address.url
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    return _owning(create_mcp_http_client(headers=headers), address.url)
+
+
+@asynccontextmanager
+async def _owning(http: Any, url: str) -> AsyncIterator[Any]:
+    """The streamable-HTTP transport over `http`, closing `http` after it."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with http, streamable_http_client(url, http_client=http) as streams:
+        yield streams
 
 
 class McpTool(Tool):
