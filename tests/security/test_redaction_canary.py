@@ -1,14 +1,15 @@
-"""The canary run: credentials that reach the harness from each of its four sources are
-recorded nowhere.
+"""The canary run: credentials that reach the harness from each of its four sources, and
+one a plugin logs, are recorded nowhere.
 
 A real `tiny-harness serve` (the shared Temporal dev server, the scripted model, the vault
 plugin's MCP server over stdio, DEBUG logs, spans with message contents exported to a
 collector on 127.0.0.1) runs one task. A configured secret (the model API key) and a
 credential of a known shape, new each run, come in through the user's message, the MCP
-tool's result, the model's answer and a remote agent's status message. Afterwards not one
-of them is in any workflow history on the harness's queue, any SQLite file of its data
-directory (WAL included), any log line or any exported span; each was masked where it came
-in, so the task still ran to its end.
+tool's result, the model's answer and a remote agent's status message; another reaches
+only the log, from a plugin's hook that logs it (so the log formatter is its one mask).
+Afterwards not one of them is in any workflow history on the harness's queue, any SQLite
+file of its data directory (WAL included), any log line or any exported span; each was
+masked where it came in, so the task still ran to its end.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tiny_harness.service.http import free_port
 pytestmark = pytest.mark.timeout(120)
 
 VAULT = Path(__file__).parents[1] / "fixtures" / "plugins" / "vault"
+TATTLER = Path(__file__).parents[1] / "fixtures" / "plugins" / "tattler"
 
 
 def _random(alphabet: str, length: int) -> str:
@@ -50,6 +52,7 @@ SHAPED = {
     "tool result": f"ghp_{_random(ALNUM, 36)}",
     "model answer": f"AKIA{_random(string.ascii_uppercase + string.digits, 16)}",
     "remote status": f"xoxb-{_random(ALNUM, 30)}",
+    "a plugin's log line": f"sk-ant-api03-{_random(ALNUM, 40)}",
 }
 """A credential of a known shape for each source."""
 SCRIPT = f"""
@@ -87,7 +90,10 @@ def canary_serve(temporal_env: WorkflowEnvironment, tmp_path: Path, **env: str) 
             "TINY_HARNESS_LOG_LEVEL": "DEBUG",
             "TINY_HARNESS_MODEL__SCRIPT": str(script),
             "TINY_HARNESS_MODEL__API_KEY": CONFIGURED,
-            "TINY_HARNESS_PLUGINS": str(VAULT),
+            "TINY_HARNESS_PLUGINS": os.pathsep.join((str(VAULT), str(TATTLER))),
+            # Reaches only the log: the tattler plugin logs it without anything masking it
+            # first, so the log formatter is the one mask on its way.
+            "CANARY_LOG_NEEDLE": SHAPED["a plugin's log line"],
             "TINY_HARNESS_O11Y__CAPTURE_CONTENT": "true",
             "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
             **env,
@@ -140,6 +146,7 @@ async def test_credentials_from_every_source_are_recorded_nowhere(
     logs = "\n".join(serve.lines)
     assert "DEBUG" in logs
     assert "tool.invoked vault.keys.read_config: ok" in logs  # one record per operation
+    assert "tattler: the plugin holds " in logs  # the log path was taken
     assert len(spans) > 10
     for source, needle in needles().items():
         for workflow_id, history in recorded.items():

@@ -233,3 +233,28 @@ def test_a_model_with_nothing_to_mask_is_returned_as_it_is() -> None:
     assert REDACTOR.model(clean) is clean
     assert REDACTOR.model(leaky) == Note(text=f"key {mask('aws-access-key-id')}")
     assert leaky.text == f"key {AWS_KEY_ID}"  # the original is left alone
+
+
+HOSTILE_UNITS = ("eyJ-", "a-", "sk-", "a://b:", "-----BEGIN PRIVATE KEY-----", "api_key=")
+"""Units that make a carelessly written credential pattern backtrack (`bench/redactor.py`)."""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("unit", HOSTILE_UNITS)
+def test_input_built_to_make_a_pattern_backtrack_is_masked_in_bounded_time(unit: str) -> None:
+    """The bound is the test's timeout, not a clock: a linear mask of 128 KiB takes
+    milliseconds, a quadratic one minutes, so no machine is loaded enough to blur the two
+    (`bench/redactor.py` measures the times)."""
+    hostile = unit * (131_072 // len(unit))
+    masked = Redactor().text(f"{hostile} then {GITHUB_TOKEN}")
+
+    assert GITHUB_TOKEN[4:] not in masked  # the real credential after it is found, whole
+    assert masked.endswith(mask("github-token"))
+
+
+def test_a_private_key_cut_short_does_not_swallow_the_prefix_of_a_key_after_it() -> None:
+    text = f"-----BEGIN PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU then {GITHUB_TOKEN}"
+
+    masked = Redactor().text(text)
+
+    assert masked == mask("private-key") + mask("github-token")

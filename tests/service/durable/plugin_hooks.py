@@ -18,6 +18,7 @@ from tiny_harness.harness.hooks import (
     RequestReceivedPre,
     ToolInvokedPre,
 )
+from tiny_harness.harness.persistence.records import StateRecord
 
 SKIPPED_WRITES: list[str] = []
 """Task ids whose store writes `skip_store` took over."""
@@ -51,8 +52,28 @@ class SkipStore:
         return None
 
 
+INJECTED_CREDENTIAL = "ghp_" + "Q7x9PlugInJeCtEdCrEdEnTiAl0123456789"
+"""A credential of a known shape that `inject_credential` writes into state records."""
+
+
+class InjectCredential:
+    """Puts a credential into each state record on its way to the store (before the
+    default body writes it), as a careless persistence plugin might."""
+
+    name = "inject-credential"
+    priority = 10
+    points = frozenset({HookPoint.parse("persistence.write.in")})
+
+    async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
+        if isinstance(ctx, PersistenceWriteIn) and isinstance(ctx.record, StateRecord):
+            record = ctx.record.model_copy(update={"summary": f"deploy {INJECTED_CREDENTIAL}"})
+            return ctx.model_copy(update={"record": record})
+        return None
+
+
 veto_step_b = VetoStepB()
 skip_store = SkipStore()
+inject_credential = InjectCredential()
 
 
 class FlakyFirstAttempt:

@@ -243,3 +243,33 @@ async def test_unreachable_remote_hook_fails_the_operation_closed(
     assert not any(text.startswith("Plan:") for text in texts)
     assert "HookTransportError" in texts[-1]
     assert "gatekeeper" in texts[-1]
+
+
+async def test_a_credential_a_persistence_hook_puts_in_a_record_is_masked_before_it_is_stored(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    hooks = [
+        {
+            "name": "inject-credential",
+            "priority": 10,
+            "import_path": "tests.service.durable.plugin_hooks:inject_credential",
+        }
+    ]
+    plugin = write_plugin(tmp_path, "careless", {f"{NAMESPACE}/hooks.json": json.dumps(hooks)})
+    async with running_harness(
+        temporal_client, tmp_path, "turns:\n  - text: ok\n", plugins=[plugin]
+    ) as harness:
+        events = await collect((await harness.client()).send_message(send_request("hi")))
+        task_id = events[0].task.id
+        await temporal_client.get_workflow_handle(task_id).result()
+        kept = await harness.store.records(RecordKind.STATE, task_id)
+        stored = harness.store.path.read_bytes()
+        wal = harness.store.path.with_name(harness.store.path.name + "-wal")
+        stored += wal.read_bytes() if wal.exists() else b""
+
+    secret = plugin_hooks.INJECTED_CREDENTIAL.removeprefix("ghp_")
+    assert kept  # the hook's record was written
+    summaries = [getattr(record, "summary", "") or "" for record in kept]
+    assert all(summary.startswith("deploy ") for summary in summaries)
+    assert not any(secret in summary for summary in summaries)
+    assert secret.encode() not in stored

@@ -2,8 +2,8 @@
 
 Each shape replaces what it matches with `mask(kind)`, e.g. `[redacted:bearer]`, keeping
 the text around it (a header name, `Bearer `, `password=`) so a reader still sees what was
-there. They run in `SHAPES` order: first private keys and the vendor key shapes, whose
-prefix alone says what they are, then the shapes that are credentials only by context (a
+there. They run in `SHAPES` order: first the vendor key shapes, whose prefix alone says
+what they are, then private keys, then the shapes that are credentials only by context (a
 header, `Bearer`, a URL's userinfo or query, `password=`), whose values must also look
 machine-made, so prose such as "the bearer of this letter" or "Authorization: required" is
 left alone. Every context shape skips a value that is already a mask, so nothing is masked
@@ -169,7 +169,6 @@ query appears."""
 
 
 SHAPES: Final[tuple[Shape, ...]] = (
-    _PemBlocks(),
     Pattern(
         "anthropic-key",
         re.compile(r"(?<![A-Za-z0-9_-])sk-ant-(?P<value>[A-Za-z0-9_-]{20,})"),
@@ -198,6 +197,10 @@ SHAPES: Final[tuple[Shape, ...]] = (
         ("tmprl_",),
         _key_like,
     ),
+    # After the vendor keys: a block cut short (no END) takes the base64-looking text after
+    # its BEGIN, which would otherwise swallow the prefix of a key that follows and leave
+    # the key's body in clear; masked first, the key stops the body at its mask.
+    _PemBlocks(),
     Pattern(
         "slack-token",
         re.compile(r"(?<![A-Za-z0-9-])xox[abposr]-(?P<value>[A-Za-z0-9-]{10,})"),
