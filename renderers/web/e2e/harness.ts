@@ -57,7 +57,8 @@ async function healthy(url: string, child: ChildProcess, log: () => string): Pro
   throw new Error(`tiny-harness serve did not answer within ${STARTUP_MS} ms:\n${log()}`);
 }
 
-export async function startHarness(): Promise<Harness> {
+/** `extra`: more environment for the harness (its `[auth]` settings, say). */
+export async function startHarness(extra: Record<string, string> = {}): Promise<Harness> {
   const dist = join(WEB, "dist");
   if (!existsSync(join(dist, "index.html"))) throw new Error("no build in dist/: run `npm run build` first");
   const port = await freePort();
@@ -73,6 +74,7 @@ export async function startHarness(): Promise<Harness> {
     TINY_HARNESS_TEMPORAL__TASK_QUEUE: `web-e2e-${port}`,
     TINY_HARNESS_MODEL__SCRIPT: join(HERE, "script.yaml"),
     TINY_HARNESS_HEARTBEAT__ENABLED: "false",
+    ...extra,
   };
   const child = spawn(binary(), ["serve"], { cwd: data, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";

@@ -8,7 +8,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 
+import { createHash, randomBytes } from "node:crypto";
+
 import { launch, screenshot } from "./browser";
+import { startHarness, type Harness } from "./harness";
 
 const url = inject("harnessUrl");
 let browser: Browser;
@@ -232,6 +235,45 @@ describe("the web UI", () => {
     expect(await page.getByLabel("Participant id").inputValue()).toBe(bob);
     await page.getByText("No tasks yet.").waitFor();
     await screenshot(page, "another-participant");
+  });
+});
+
+describe("the web UI of a harness that requires a key", () => {
+  const key = `th_${randomBytes(32).toString("base64url")}`;
+  let keyed: Harness;
+
+  beforeAll(async () => {
+    const digest = createHash("sha256").update(key).digest("hex");
+    keyed = await startHarness({
+      TINY_HARNESS_AUTH__MODE: "api_key",
+      TINY_HARNESS_AUTH__API_KEYS: JSON.stringify([{ participant: "keyholder", sha256: digest }]),
+    });
+  });
+
+  afterAll(async () => {
+    await keyed.stop();
+  });
+
+  it("asks for the key, refuses to list without it, and works once it is given", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(keyed.url + "/ui/");
+    await page.getByLabel("API key").waitFor();
+    expect(await page.getByLabel("Participant id").count()).toBe(0);
+    await page.getByText("a valid credential is required").first().waitFor();
+    await screenshot(page, "key-asked");
+    await page.getByLabel("API key").fill(key);
+    await page.getByLabel("API key").press("Enter");
+    await page.locator('[aria-label="connected"]').waitFor();
+    await send(page, "Say hello");
+    await stateIs(page, "completed");
+    await page.locator("nav[aria-label=Tasks] [data-task]").first().waitFor();
+    await page.reload();
+    expect(await page.getByLabel("API key").inputValue()).toBe(key);
+    await page.locator("nav[aria-label=Tasks] [data-task]").first().waitFor();
+    await screenshot(page, "key-given");
   });
 });
 

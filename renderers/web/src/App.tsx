@@ -34,8 +34,9 @@ const BASE_URL = location.origin;
 
 export function App() {
   const [participant, setParticipant] = useSetting("participant", "");
+  const [apiKey, setApiKey] = useSetting("key", "");
   const [theme, toggleTheme] = useTheme();
-  const connection = useAgent(BASE_URL, participant);
+  const connection = useAgent(BASE_URL, participant, apiKey);
   const session = useTaskSession(connection);
   const { view } = session;
   const list = useTaskList(connection, `${view.taskId}:${view.state}`);
@@ -89,6 +90,9 @@ export function App() {
         online={connection.online && agent !== null}
         participant={participant}
         onParticipant={setParticipant}
+        needsKey={agent?.requiresCredential ?? false}
+        apiKey={apiKey}
+        onApiKey={setApiKey}
         theme={theme}
         onTheme={toggleTheme}
         onMenu={() => setMenu(!menu)}

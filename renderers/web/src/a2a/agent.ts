@@ -2,9 +2,9 @@
  * `Agent`: the harness as this page talks to it, through `@a2a-js/sdk`'s `ClientFactory`.
  *
  * The factory reads the agent card and picks the transport the card offers (JSON-RPC
- * first, HTTP+JSON otherwise); every call carries the participant id (`X-Participant-Id`)
- * and asks for the A2UI extension (`A2A-Extensions`) when the card offers it. Nothing here
- * writes an A2A request by hand.
+ * first, HTTP+JSON otherwise); every call carries the participant id (`X-Participant-Id`),
+ * the person's key as a bearer token when they gave one, and asks for the A2UI extension
+ * (`A2A-Extensions`) when the card offers it. Nothing here writes an A2A request by hand.
  */
 
 import "@/a2a/buffer-shim";
@@ -37,16 +37,23 @@ export class Agent {
   private readonly client: Client;
   private readonly extensions: string[];
 
-  private constructor(client: Client, card: AgentCard, participant: string) {
+  private readonly key: string;
+
+  private constructor(client: Client, card: AgentCard, participant: string, key: string) {
     this.client = client;
     this.card = card;
     this.participant = participant;
+    this.key = key;
     const offered = (card.capabilities?.extensions ?? []).map((e) => e.uri);
     this.extensions = offered.includes(A2UI_EXTENSION_URI) ? [A2UI_EXTENSION_URI] : [];
   }
 
-  /** The agent whose card is at `baseUrl`, spoken to as `participant` ("" for nobody). */
-  static async open(baseUrl: string, participant: string): Promise<Agent> {
+  /**
+   * The agent whose card is at `baseUrl`, spoken to as `participant` ("" for nobody), every
+   * call presenting `key` as a bearer token when one is given (an agent whose card declares
+   * security schemes answers nothing else; the card itself is public).
+   */
+  static async open(baseUrl: string, participant: string, key = ""): Promise<Agent> {
     // The SDK types the factories' options as classes; plain objects are what it reads.
     /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment */
     const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
@@ -57,7 +64,12 @@ export class Agent {
     /* eslint-enable @typescript-eslint/no-unsafe-class-instance-assignment */
     const client = await new ClientFactory(options).createFromUrl(baseUrl);
     const card = await client.getAgentCard();
-    return new Agent(client, card, participant);
+    return new Agent(client, card, participant, key);
+  }
+
+  /** Whether the card says a call must present a credential (an API key or a token). */
+  get requiresCredential(): boolean {
+    return Object.keys(this.card.securitySchemes).length > 0;
   }
 
   /** Whether the card offers A2UI, so the page asks for it and draws surfaces. */
@@ -99,6 +111,7 @@ export class Agent {
     const updates = this.extensions.length > 0 ? [withA2AExtensions(...this.extensions)] : [];
     const serviceParameters = ServiceParameters.create(...updates);
     if (this.participant) serviceParameters[PARTICIPANT_HEADER] = this.participant;
+    if (this.key) serviceParameters.Authorization = `Bearer ${this.key}`;
     return signal === undefined ? { serviceParameters } : { serviceParameters, signal };
   }
 }

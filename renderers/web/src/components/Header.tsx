@@ -12,6 +12,9 @@ export function Header({
   online,
   participant,
   onParticipant,
+  needsKey,
+  apiKey,
+  onApiKey,
   theme,
   onTheme,
   onMenu,
@@ -23,6 +26,10 @@ export function Header({
   online: boolean;
   participant: string;
   onParticipant: (id: string) => void;
+  /** The agent answers only a call with a key: ask for it (the key names the participant). */
+  needsKey: boolean;
+  apiKey: string;
+  onApiKey: (key: string) => void;
   theme: Theme;
   onTheme: () => void;
   onMenu: () => void;
@@ -44,26 +51,30 @@ export function Header({
         />
         <span className="truncate font-semibold max-[400px]:hidden">{agentName || "tiny-harness"}</span>
       </div>
-      <form
-        className="ml-auto flex items-center gap-2"
-        onSubmit={(event) => {
-          event.preventDefault();
-          onParticipant(draft.trim());
-        }}
-      >
-        <label htmlFor="participant" className="hidden text-xs text-muted-foreground sm:block">
-          You are
-        </label>
-        <Input
-          id="participant"
-          value={draft}
-          placeholder="participant id"
-          className="h-8 w-24 sm:w-40"
-          onChange={(event) => setDraft(event.target.value)}
-          onBlur={() => draft.trim() !== participant && onParticipant(draft.trim())}
-          aria-label="Participant id"
-        />
-      </form>
+      {needsKey ? (
+        <KeyField apiKey={apiKey} onApiKey={onApiKey} />
+      ) : (
+        <form
+          className="ml-auto flex items-center gap-2"
+          onSubmit={(event) => {
+            event.preventDefault();
+            onParticipant(draft.trim());
+          }}
+        >
+          <label htmlFor="participant" className="hidden text-xs text-muted-foreground sm:block">
+            You are
+          </label>
+          <Input
+            id="participant"
+            value={draft}
+            placeholder="participant id"
+            className="h-8 w-24 sm:w-40"
+            onChange={(event) => setDraft(event.target.value)}
+            onBlur={() => draft.trim() !== participant && onParticipant(draft.trim())}
+            aria-label="Participant id"
+          />
+        </form>
+      )}
       <Button variant="ghost" size="icon" aria-label="Agent card" onClick={onCard}>
         <IdCard />
       </Button>
@@ -80,5 +91,34 @@ export function Header({
         {theme === "dark" ? <Sun /> : <Moon />}
       </Button>
     </header>
+  );
+}
+
+/** The key the agent asks for, kept like the participant id; shown as dots. */
+function KeyField({ apiKey, onApiKey }: { apiKey: string; onApiKey: (key: string) => void }) {
+  const [draft, setDraft] = useState(apiKey);
+  return (
+    <form
+      className="ml-auto flex items-center gap-2"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onApiKey(draft.trim());
+      }}
+    >
+      <label htmlFor="api-key" className="hidden text-xs text-muted-foreground sm:block">
+        {apiKey ? "Signed in" : "Sign in"}
+      </label>
+      <Input
+        id="api-key"
+        type="password"
+        autoComplete="off"
+        value={draft}
+        placeholder="API key"
+        className="h-8 w-28 sm:w-48"
+        onChange={(event) => setDraft(event.target.value)}
+        onBlur={() => draft.trim() !== apiKey && onApiKey(draft.trim())}
+        aria-label="API key"
+      />
+    </form>
   );
 }

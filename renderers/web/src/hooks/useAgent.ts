@@ -22,9 +22,9 @@ export interface Connection {
   readonly reachable: () => void;
 }
 
-export function useAgent(baseUrl: string, participant: string): Connection {
-  // Kept with what it was opened for, so a new participant never sees the old agent.
-  const key = `${baseUrl} ${participant}`;
+export function useAgent(baseUrl: string, participant: string, apiKey = ""): Connection {
+  // Kept with what it was opened for, so a new participant (or key) never sees the old agent.
+  const key = `${baseUrl} ${participant} ${apiKey}`;
   const [opened, setOpened] = useState<{ key: string; agent: Agent } | null>(null);
   const agent = opened?.key === key ? opened.agent : null;
   const [online, setOnline] = useState(true);
@@ -36,7 +36,7 @@ export function useAgent(baseUrl: string, participant: string): Connection {
     void (async () => {
       for (let attempt = 1; !stop.signal.aborted; attempt++) {
         try {
-          const fresh = await Agent.open(baseUrl, participant);
+          const fresh = await Agent.open(baseUrl, participant, apiKey);
           if (stopped(stop)) return;
           setOpened({ key, agent: fresh });
           setOnline(true);
@@ -52,7 +52,7 @@ export function useAgent(baseUrl: string, participant: string): Connection {
       }
     })();
     return () => stop.abort();
-  }, [baseUrl, participant, key]);
+  }, [baseUrl, participant, apiKey, key]);
 
   const unreachable = useCallback((said: string) => {
     setOnline(false);
