@@ -55,4 +55,4 @@ async def register_agents(
         stack.push_async_callback(agent.aclose)
         await harness.registry.add(RegistryEntry(ref=agent.ref, instance=agent))
     harness.roster = render_roster(agents)
-    logger.info("agents: %s", ", ".join(sorted(agent.agent_id for agent in agents)))
+    logger.info("agents: %s", ", ".join(sorted(agent.agent_id for agent in agents)) or "none")

@@ -106,7 +106,8 @@ class TinyHarnessApp(App[None]):
         self.timeline: Timeline | None = None
         self._titles: dict[str, str] = {}
         self._header = Text()
-        self.sub_title = f"as {participant}" if participant else "anonymous"
+        # With a key the agent knows who this is (the key names the participant).
+        self.sub_title = f"as {participant}" if participant else "by key" if token else "anonymous"
 
     def compose(self) -> Iterator[Widget]:
         """The header, the banner, three panes and the footer."""
