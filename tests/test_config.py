@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from datetime import timedelta
 from pathlib import Path
 
@@ -425,6 +426,37 @@ def test_auth_settings_that_cannot_work_are_refused(environ: dict[str, str], say
     assert caught.value.variable is not None
     assert caught.value.variable.startswith("TINY_HARNESS_AUTH__")
     assert says in str(caught.value)
+
+
+def test_the_secrets_include_what_agents_and_plugins_mcp_servers_are_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plugin = tmp_path / "shop-tools"
+    (plugin / "skills" / "orders").mkdir(parents=True)
+    server = {"type": "http", "url": "https://mcp.example.com/mcp"}
+    (plugin / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"s": server | {"headers_env": {"Authorization": "MCP_T"}}}})
+    )
+    (plugin / "skills" / "orders" / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"o": server | {"headers_env": {"X-Key": "ORDERS_KEY"}}}})
+    )
+    monkeypatch.setenv("MCP_T", "Bearer mcp-token-one")
+    monkeypatch.setenv("ORDERS_KEY", "orders-key-two")
+    monkeypatch.setenv("SHOP_TOKEN", "shop-token-three")
+    agents = [
+        {
+            "id": "shop",
+            "url": "https://shop.example",
+            "auth": {"scheme": "bearer", "token_env": "SHOP_TOKEN"},
+        }
+    ]
+    settings = load_settings(
+        environ={"TINY_HARNESS_PLUGINS": str(plugin), "TINY_HARNESS_AGENTS": json.dumps(agents)}
+    )
+
+    held = settings.secrets()
+
+    assert {"Bearer mcp-token-one", "orders-key-two", "shop-token-three"} <= set(held)
 
 
 def test_env_var_name_maps_dotted_keys() -> None:

@@ -27,6 +27,7 @@ from tiny_harness.harness.context.window import ContextBudget
 from tiny_harness.harness.models.model_config import ModelConfig
 from tiny_harness.harness.persistence.push_key import decode_push_key
 from tiny_harness.harness.persistence.retention import RetentionConfig
+from tiny_harness.harness.plugins.secrets import mcp_header_secrets
 from tiny_harness.harness.settings.retry import RetryPolicies
 
 
@@ -158,8 +159,10 @@ class Settings(BaseSettings):
         password = urlsplit(url.get_secret_value()).password if url is not None else None
         if password:
             values.append(password)  # the store URL's password, should it be quoted alone
-        # The credentials this harness presents to remote agents, read from the environment.
+        # The credentials this harness presents to remote agents and to plugins' MCP servers
+        # over HTTP, read from the environment.
         values += [s for a in self.agents if a.auth and (s := a.auth.secret())]
+        values += mcp_header_secrets(self.plugins)
         return (*values, *otlp_headers(self.o11y.otlp_headers).values())
 
     @property
