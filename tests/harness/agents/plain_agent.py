@@ -42,7 +42,9 @@ from a2a.types import (
     AgentExtension,
     AgentInterface,
     AgentSkill,
+    HTTPAuthSecurityScheme,
     Part,
+    SecurityScheme,
     TaskState,
 )
 from google.protobuf.struct_pb2 import Value
@@ -224,11 +226,13 @@ async def plain_agent(
     push_sender: bool = False,
     card: Callable[[str], AgentCard] = plain_card,
     leak: str = "",
+    bearer: str = "",
 ) -> AsyncIterator[PlainAgent]:
     """Serve a plain agent on 127.0.0.1 whose card `card(url)` builds; `push_store` gives
     it a push-config store (the card must still advertise push for the SDK to use it), and
     `push_sender` the SDK's own sender, which POSTs task events to the registered URLs;
-    `leak` is the status message a "leak" task completes with."""
+    `leak` is the status message a "leak" task completes with; with `bearer`, every call
+    but the card's must present it (`Authorization: Bearer`), else 401."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     agent_card = card(url)
@@ -248,10 +252,37 @@ async def plain_agent(
     routes += create_jsonrpc_routes(handler, rpc_url="/")
     routes += create_rest_routes(handler, path_prefix=REST_PREFIX)
     calls: list[Call] = []
-    app = Recorder(Starlette(routes=routes), calls)
+    app: ASGIApp = Recorder(Starlette(routes=routes), calls)
+    if bearer:
+        app = requiring_bearer(app, bearer)
     try:
         async with HttpServer(app, host="127.0.0.1", port=port):
             yield PlainAgent(url=url, card=agent_card, calls=calls)
     finally:
         await handler.aclose()
         await pusher.aclose()
+
+
+def requiring_bearer(app: ASGIApp, token: str) -> ASGIApp:
+    """`app`, answering 401 to a call (not the card) without `Authorization: Bearer token`."""
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not scope["path"].startswith("/.well-known/"):
+            headers = dict(scope["headers"])
+            if headers.get(b"authorization") != f"Bearer {token}".encode():
+                await send({"type": "http.response.start", "status": 401, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def with_bearer_scheme(card: AgentCard) -> AgentCard:
+    """A copy of `card` requiring a bearer token."""
+    edited = AgentCard()
+    edited.CopyFrom(card)
+    scheme = SecurityScheme(http_auth_security_scheme=HTTPAuthSecurityScheme(scheme="Bearer"))
+    edited.security_schemes["bearer"].CopyFrom(scheme)
+    edited.security_requirements.add().schemes["bearer"].SetInParent()
+    return edited
