@@ -69,7 +69,9 @@ export class Agent {
 
   /** Whether the card says a call must present a credential (an API key or a token). */
   get requiresCredential(): boolean {
-    return Object.keys(this.card.securitySchemes).length > 0;
+    // Typed as always there, but a card that declares none has no map at all.
+    const schemes = this.card.securitySchemes as Record<string, unknown> | undefined;
+    return schemes !== undefined && Object.keys(schemes).length > 0;
   }
 
   /** Whether the card offers A2UI, so the page asks for it and draws surfaces. */
