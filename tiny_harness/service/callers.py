@@ -9,12 +9,12 @@ that way is logged as a warning at startup.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 
 from starlette.authentication import AuthenticationBackend
 
 from tiny_harness.config import Settings
+from tiny_harness.harness.plugins.manifest import is_loopback_host
 from tiny_harness.service.a2a.authentication import ApiKeys
 from tiny_harness.service.a2a.jwt_bearer import Jwks, JwtBearer
 
@@ -38,7 +38,7 @@ def authenticator(settings: Settings) -> AuthenticationBackend | None:
             participant_claim=auth.participant_claim,
             leeway=auth.leeway,
         )
-    if not _loopback(settings.server.host):
+    if not is_loopback_host(settings.server.host):
         logger.warning(
             "auth: none, while listening on %s: any caller can claim to be any participant. "
             "Put an authenticating proxy in front, or set TINY_HARNESS_AUTH__MODE=api_key "
@@ -46,12 +46,3 @@ def authenticator(settings: Settings) -> AuthenticationBackend | None:
             settings.server.host,
         )
     return None
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False

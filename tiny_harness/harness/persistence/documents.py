@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Final
 
@@ -78,6 +79,21 @@ def parse_item(document: str, task_id: str) -> InputItem:
         return _ITEM.validate_json(document)
     except ValidationError as exc:
         raise StoreError(f"a stored conversation item of task {task_id!r} is unreadable") from exc
+
+
+def conversation_items(
+    found: Mapping[int, str], picked: Sequence[int], start: int, end: int, task_id: str
+) -> tuple[InputItem, ...]:
+    """The items numbered `picked` (in that order), then `start` to `end` (not included),
+    from the stored documents `found` by number; `StoreError` when one is missing."""
+    numbers = [*picked, *range(start, end)]
+    missing = [n for n in numbers if n not in found]
+    if missing:
+        raise StoreError(
+            f"task {task_id!r}: conversation items are not all stored "
+            f"({len(missing)} of {len(numbers)} missing, the first {missing[0]})"
+        )
+    return tuple(parse_item(found[n], task_id) for n in numbers)
 
 
 def parse_task_record(document: str, task_id: str) -> TaskRecord:

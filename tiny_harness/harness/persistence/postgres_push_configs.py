@@ -15,24 +15,15 @@ from tiny_harness.errors import StoreError
 from tiny_harness.harness.persistence.postgres import PostgresStore
 from tiny_harness.harness.persistence.postgres_tasks import Connection
 from tiny_harness.harness.persistence.push_config_store import (
+    PUSH_CONFIG_COLUMNS,
     PushConfigRow,
     PushConfigTable,
+    push_config_upsert,
     room_for,
     row_of,
 )
 
-_UPSERT: Final = """
-    INSERT INTO push_configs (task_id, id, tenant, url, scheme, token, credentials)
-    VALUES (%s, %s, %s, %s, %s, %s, %s)
-    ON CONFLICT (task_id, id) DO UPDATE SET
-        tenant = excluded.tenant,
-        url = excluded.url,
-        scheme = excluded.scheme,
-        token = excluded.token,
-        credentials = excluded.credentials
-"""
-
-_COLUMNS: Final = "task_id, id, tenant, url, scheme, token, credentials"
+_UPSERT: Final = push_config_upsert("%s")
 
 
 class PostgresPushConfigs(PushConfigTable):
@@ -67,7 +58,7 @@ class PostgresPushConfigs(PushConfigTable):
 
         async def select(connection: Connection) -> list[PushConfigRow]:
             cursor = await connection.execute(
-                f"SELECT {_COLUMNS} FROM push_configs WHERE task_id = %s ORDER BY seq",  # noqa: S608
+                f"SELECT {PUSH_CONFIG_COLUMNS} FROM push_configs WHERE task_id = %s ORDER BY seq",  # noqa: S608
                 (task_id,),
             )
             return [row_of(row) for row in await cursor.fetchall()]
@@ -79,7 +70,7 @@ class PostgresPushConfigs(PushConfigTable):
 
         async def select(connection: Connection) -> PushConfigRow | None:
             cursor = await connection.execute(
-                f"SELECT {_COLUMNS} FROM push_configs WHERE task_id = %s AND id = %s",  # noqa: S608
+                f"SELECT {PUSH_CONFIG_COLUMNS} FROM push_configs WHERE task_id = %s AND id = %s",  # noqa: S608
                 (task_id, config_id),
             )
             found = await cursor.fetchone()

@@ -23,8 +23,8 @@ from tiny_harness.errors import StoreError
 from tiny_harness.harness.models.llm import InputItem
 from tiny_harness.harness.persistence import documents
 from tiny_harness.harness.persistence.documents import (
+    conversation_items,
     item_json,
-    parse_item,
     parse_proto,
     parse_task_record,
     proto_json,
@@ -158,14 +158,7 @@ async def conversation(
         (task_id, list(picked), start, end),
     )
     found = {_int(row[0]): str(row[1]) for row in await cursor.fetchall()}
-    numbers = [*picked, *range(start, end)]
-    missing = [n for n in numbers if n not in found]
-    if missing:
-        raise StoreError(
-            f"task {task_id!r}: conversation items are not all stored "
-            f"({len(missing)} of {len(numbers)} missing, the first {missing[0]})"
-        )
-    return tuple(parse_item(found[n], task_id) for n in numbers)
+    return conversation_items(found, picked, start, end, task_id)
 
 
 async def version(connection: Connection, task_id: str) -> int:

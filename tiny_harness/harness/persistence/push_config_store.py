@@ -89,6 +89,25 @@ class PushConfigTable(ABC):
         """Release what the table holds; later calls raise `StoreError`."""
 
 
+PUSH_CONFIG_COLUMNS: Final = "task_id, id, tenant, url, scheme, token, credentials"
+"""The columns of a `PushConfigRow`, in its order."""
+
+
+def push_config_upsert(mark: str) -> str:
+    """Insert a row or replace the task's row of the same id (keeping its place in the
+    creation order); `mark` is the database's parameter placeholder (`?` or `%s`)."""
+    marks = ", ".join([mark] * 7)
+    return f"""
+        INSERT INTO push_configs ({PUSH_CONFIG_COLUMNS}) VALUES ({marks})
+        ON CONFLICT (task_id, id) DO UPDATE SET
+            tenant = excluded.tenant,
+            url = excluded.url,
+            scheme = excluded.scheme,
+            token = excluded.token,
+            credentials = excluded.credentials
+    """  # noqa: S608 - only the fixed columns and placeholders are put in
+
+
 def room_for(task_id: str, *, replaces: bool, count: int, max_per_task: int) -> None:
     """Refuse (`PushConfigLimitError`) a new config id on a task that has `max_per_task`
     configs already; a config that `replaces` one of the same id always has room."""

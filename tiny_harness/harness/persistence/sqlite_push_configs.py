@@ -13,8 +13,10 @@ from typing import Final
 
 from tiny_harness.errors import StoreError
 from tiny_harness.harness.persistence.push_config_store import (
+    PUSH_CONFIG_COLUMNS,
     PushConfigRow,
     PushConfigTable,
+    push_config_upsert,
     room_for,
     row_of,
 )
@@ -36,18 +38,7 @@ _SCHEMA: Final = """
 # `seq` is the creation order; `scheme` NULL means the config has no authentication at all;
 # `token`/`credentials` NULL mean the client gave none. A replaced config keeps its `seq`.
 
-_UPSERT: Final = """
-    INSERT INTO push_configs (task_id, id, tenant, url, scheme, token, credentials)
-    VALUES (?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (task_id, id) DO UPDATE SET
-        tenant = excluded.tenant,
-        url = excluded.url,
-        scheme = excluded.scheme,
-        token = excluded.token,
-        credentials = excluded.credentials
-"""
-
-_COLUMNS: Final = "task_id, id, tenant, url, scheme, token, credentials"
+_UPSERT: Final = push_config_upsert("?")
 
 
 class SqlitePushConfigs(PushConfigTable):
@@ -78,7 +69,7 @@ class SqlitePushConfigs(PushConfigTable):
 
         def select(connection: sqlite3.Connection) -> list[PushConfigRow]:
             found: list[tuple[object, ...]] = connection.execute(
-                f"SELECT {_COLUMNS} FROM push_configs WHERE task_id = ? ORDER BY seq",  # noqa: S608
+                f"SELECT {PUSH_CONFIG_COLUMNS} FROM push_configs WHERE task_id = ? ORDER BY seq",  # noqa: S608
                 (task_id,),
             ).fetchall()
             return [row_of(row) for row in found]
@@ -90,7 +81,7 @@ class SqlitePushConfigs(PushConfigTable):
 
         def select(connection: sqlite3.Connection) -> PushConfigRow | None:
             found: tuple[object, ...] | None = connection.execute(
-                f"SELECT {_COLUMNS} FROM push_configs WHERE task_id = ? AND id = ?",  # noqa: S608
+                f"SELECT {PUSH_CONFIG_COLUMNS} FROM push_configs WHERE task_id = ? AND id = ?",  # noqa: S608
                 (task_id, config_id),
             ).fetchone()
             return None if found is None else row_of(found)

@@ -26,8 +26,8 @@ from tiny_harness.errors import StoreError
 from tiny_harness.harness.models.llm import InputItem
 from tiny_harness.harness.persistence import documents
 from tiny_harness.harness.persistence.documents import (
+    conversation_items,
     item_json,
-    parse_item,
     parse_proto,
     proto_json,
     utc_text,
@@ -197,14 +197,7 @@ def conversation(
         (task_id, start, end),
     ).fetchall()
     found |= {integer_of(row[0], "n"): text_of(row[1], "json") for row in rows}
-    numbers = [*picked, *range(start, end)]
-    missing = [n for n in numbers if n not in found]
-    if missing:
-        raise StoreError(
-            f"task {task_id!r}: conversation items are not all stored "
-            f"({len(missing)} of {len(numbers)} missing, the first {missing[0]})"
-        )
-    return tuple(parse_item(found[n], task_id) for n in numbers)
+    return conversation_items(found, picked, start, end, task_id)
 
 
 def log_page(connection: sqlite3.Connection, task_id: str, cursor: int, limit: int) -> LogPage:

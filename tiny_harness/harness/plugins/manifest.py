@@ -84,12 +84,13 @@ def _check_endpoint(url: HttpUrl) -> HttpUrl:
         raise ValueError("the URL cannot carry user information")
     if url.fragment is not None:
         raise ValueError("the URL cannot carry a fragment")
-    if url.scheme == "http" and not _is_loopback(url.host or ""):
+    if url.scheme == "http" and not is_loopback_host(url.host or ""):
         raise ValueError("plain http is allowed only for localhost or a loopback address")
     return url
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback_host(host: str) -> bool:
+    """Whether `host` (a name, an address, a bracketed IPv6 address) is this machine."""
     if host == "localhost":
         return True
     try:
