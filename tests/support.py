@@ -418,10 +418,10 @@ def states(events: list[StreamResponse]) -> list[str]:
     return out
 
 
-async def llm_requests(temporal: Client, task_id: str) -> list[LLMRequest]:
-    """Every request the task's workflow sent to the model, from its history, in order."""
+async def llm_inputs(temporal: Client, task_id: str) -> list[InvokeLLMInput]:
+    """Every model call the task's workflow made, from its history, in order."""
     history = await temporal.get_workflow_handle(task_id).fetch_history()
-    requests: list[LLMRequest] = []
+    inputs: list[InvokeLLMInput] = []
     for event in history.events:
         if not event.HasField("activity_task_scheduled_event_attributes"):
             continue
@@ -431,8 +431,22 @@ async def llm_requests(temporal: Client, task_id: str) -> list[LLMRequest]:
         decoded = await temporal.data_converter.decode(
             list(scheduled.input.payloads), [InvokeLLMInput]
         )
-        requests.append(decoded[0].request)
-    return requests
+        inputs.append(decoded[0])
+    return inputs
+
+
+async def llm_requests(temporal: Client, task_id: str) -> list[LLMRequest]:
+    """Every request the task's workflow sent to the model, from its history, in order;
+    their tools are by reference (`offered_tools`)."""
+    return [call.request for call in await llm_inputs(temporal, task_id)]
+
+
+async def offered_tools(temporal: Client, task_id: str) -> list[set[str]]:
+    """The names of the tools each of the task's model calls offered, in order."""
+    return [
+        {tool.name for tool in call.toolset.offered} if call.toolset is not None else set()
+        for call in await llm_inputs(temporal, task_id)
+    ]
 
 
 async def llm_responses(temporal: Client, task_id: str) -> list[LLMResponse]:

@@ -14,11 +14,13 @@ from tiny_harness.harness.hooks import (
     HookAbort,
     HookContext,
     HookPoint,
+    LLMInvokedPre,
     PersistenceWriteIn,
     RequestReceivedPre,
     ToolInvokedPre,
 )
 from tiny_harness.harness.persistence.records import StateRecord
+from tiny_harness.harness.tools.definition import ToolDefinition
 
 SKIPPED_WRITES: list[str] = []
 """Task ids whose store writes `skip_store` took over."""
@@ -137,3 +139,23 @@ class RewriteActionContext:
 
 
 rewrite_action_context = RewriteActionContext()
+
+
+OFFERED: dict[str, list[tuple[ToolDefinition, ...]]] = {}
+"""The tools each task's model calls offered, as llm.invoked.pre saw them, by task id."""
+
+
+class OfferedTools:
+    """Notes the tools of every model call at llm.invoked.pre (where plugins see them)."""
+
+    name = "offered-tools"
+    priority = 100
+    points = frozenset({HookPoint.parse("llm.invoked.pre")})
+
+    async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
+        if isinstance(ctx, LLMInvokedPre):
+            OFFERED.setdefault(ctx.task_id, []).append(ctx.request.tools)
+        return None
+
+
+offered_tools = OfferedTools()

@@ -19,6 +19,7 @@ from tests.service.durable import plugin_hooks
 from tests.support import (
     collect,
     llm_requests,
+    offered_tools,
     running_harness,
     send_request,
     states,
@@ -26,6 +27,7 @@ from tests.support import (
 )
 from tiny_harness.harness.models.llm import ToolResultItem
 from tiny_harness.harness.persistence.records import RecordKind
+from tiny_harness.harness.tools.intrinsics import intrinsic_definitions
 from tiny_harness.service.http import free_port
 
 CALCULATOR = Path(__file__).parents[2] / "fixtures" / "mcp_servers" / "calculator.py"
@@ -179,8 +181,9 @@ async def test_skill_mcp_tool_is_callable_after_load_skill_and_not_before(
     async with running_harness(temporal_client, tmp_path, SKILL_SCRIPT, plugins=[plugin]) as h:
         events = await collect((await h.client()).send_message(send_request("add 2 and 3")))
         requests = await llm_requests(temporal_client, events[0].task.id)
+        offered = await offered_tools(temporal_client, events[0].task.id)
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
-    first_tools = {t.name for t in requests[0].tools}
+    first_tools = offered[0]
     assert "load_skill" in first_tools
     assert "calc.add" not in first_tools
     assert "- calc: Adds numbers with a calculator." in requests[0].instructions
@@ -190,7 +193,7 @@ async def test_skill_mcp_tool_is_callable_after_load_skill_and_not_before(
     assert "Skill 'calc' loaded" in loaded.text
     assert not after.is_error
     assert tool_output(after.text) == '{"total": 5}'
-    assert "calc.add" in {t.name for t in requests[-1].tools}
+    assert "calc.add" in offered[-1]
     assert "## skill:calc\nUse calc.add." in requests[-1].instructions
 
 
@@ -210,11 +213,12 @@ async def test_unload_skill_takes_its_section_and_tools_out_of_what_the_model_is
     async with running_harness(temporal_client, tmp_path, UNLOAD_SCRIPT, plugins=[plugin]) as h:
         events = await collect((await h.client()).send_message(send_request("add 2 and 3")))
         requests = await llm_requests(temporal_client, events[0].task.id)
+        offered = await offered_tools(temporal_client, events[0].task.id)
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
     loaded, unloaded, after = requests[1], requests[2], requests[3]
-    assert "calc.add" in {t.name for t in loaded.tools}
+    assert "calc.add" in offered[1]
     assert "## skill:calc\nUse calc.add." in loaded.instructions
-    assert "calc.add" not in {t.name for t in unloaded.tools}
+    assert "calc.add" not in offered[2]
     assert "## skill:calc" not in unloaded.instructions
     assert "- calc: Adds numbers with a calculator." in unloaded.instructions  # still listed
     *_, removed, refused = tool_results(after.input)
@@ -273,3 +277,31 @@ async def test_a_credential_a_persistence_hook_puts_in_a_record_is_masked_before
     assert all(summary.startswith("deploy ") for summary in summaries)
     assert not any(secret in summary for summary in summaries)
     assert secret.encode() not in stored
+
+
+async def test_llm_invoked_pre_sees_each_offered_tool_whole_while_history_only_names_them(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    hooks = [{"name": "seen", "import_path": "tests.service.durable.plugin_hooks:offered_tools"}]
+    plugin = write_plugin(tmp_path, "seen", {f"{NAMESPACE}/hooks.json": json.dumps(hooks)})
+    script = (
+        "turns:\n"
+        "  - tool_calls: [{name: create_plan, arguments: {steps: [{id: a, name: a}]}}]\n"
+        "  - text: planned\n"
+    )
+    async with running_harness(temporal_client, tmp_path, script, plugins=[plugin]) as h:
+        events = await collect((await h.client()).send_message(send_request("go")))
+        task_id = events[0].task.id
+        history = await temporal_client.get_workflow_handle(task_id).fetch_history()
+        offered = await offered_tools(temporal_client, task_id)
+    assert states(events)[-1] == "TASK_STATE_COMPLETED"
+    seen = plugin_hooks.OFFERED[task_id]
+    assert len(seen) == len(offered) == 2
+    # The plugin sees the tools the model is offered, whole, on every call...
+    for tools in seen:
+        assert {tool.name for tool in tools} >= {t.name for t in intrinsic_definitions()}
+        assert all(definition in tools for definition in intrinsic_definitions())
+    # ...as history names them, without carrying their definitions turn after turn.
+    assert offered == [{tool.name for tool in tools} for tools in seen]
+    description = intrinsic_definitions()[0].description
+    assert all(description[:40] not in str(event) for event in history.events)

@@ -152,12 +152,13 @@ class UsageMark(BaseModel, frozen=True):
     summary_id: str | None = None
 
     @classmethod
-    def of(cls, request: LLMRequest, usage: Usage) -> UsageMark:
-        """The mark of a call that sent `request` and was billed `usage`."""
+    def of(cls, request: LLMRequest, usage: Usage, tool_chars: int = 0) -> UsageMark:
+        """The mark of a call that sent `request` and was billed `usage`; `tool_chars` is
+        what the tools it carried by reference added to its prefix (`prefix_chars`)."""
         return cls(
             usage=usage,
             conversation_length=len(request.input),
-            prefix_chars=prefix_chars(request.instructions, request.tools),
+            prefix_chars=prefix_chars(request.instructions, request.tools) + tool_chars,
             summary_id=_summary_id(request.input),
         )
 

@@ -23,7 +23,12 @@ from tiny_harness.harness.settings.retry import RetryPolicies
 from tiny_harness.harness.tasks.extension import TaskExtensionData
 from tiny_harness.harness.tasks.plan import Plan
 from tiny_harness.harness.tasks.usage import TaskUsage, UsageTotals
-from tiny_harness.harness.tools.definition import JsonObject, ToolCall, ToolDefinition
+from tiny_harness.harness.tools.definition import (
+    Idempotency,
+    JsonObject,
+    ToolCall,
+    ToolDefinition,
+)
 from tiny_harness.service.durable.remote_payloads import Assignment
 
 
@@ -211,13 +216,37 @@ class AssembleInput(BaseModel, frozen=True):
     """What the provider counted for the previous call: the base of this turn's estimate."""
 
 
+class OfferedTool(BaseModel, frozen=True):
+    """What the workflow needs of an offered tool: its name, and whether a retry is safe."""
+
+    name: str
+    idempotency: Idempotency
+
+
+class ToolsetRef(BaseModel, frozen=True):
+    """The tools a model call offers, by reference (`service/durable/toolsets.py`): the
+    digest of their definitions in the store, each tool's name and idempotency, and the
+    characters they add to the request's prefix (`prefix_chars`)."""
+
+    digest: str
+    offered: tuple[OfferedTool, ...]
+    chars: int = Field(ge=0)
+
+
 class AssembledContext(BaseModel, frozen=True):
-    """A turn's assembled context: its request, its estimate, and whether
-    compaction.trigger asks for a compaction before the model sees it."""
+    """A turn's assembled context: its request (its tools by reference in `toolset`), its
+    estimate, and whether compaction.trigger asks for a compaction before the model sees
+    it."""
 
     request: LLMRequest
     estimated_tokens: int = Field(ge=0)
     compact: bool = False
+    toolset: ToolsetRef | None = None
+
+    @property
+    def tool_chars(self) -> int:
+        """What the tools by reference add to the request's prefix (`UsageMark.of`)."""
+        return self.toolset.chars if self.toolset is not None else 0
 
 
 class CompactInput(BaseModel, frozen=True):
@@ -240,11 +269,12 @@ class CompactOutcome(BaseModel, frozen=True):
 
 
 class InvokeLLMInput(BaseModel, frozen=True):
-    """Input of the `invoke_llm` activity."""
+    """Input of the `invoke_llm` activity: the request, its tools in `toolset` when given."""
 
     task_id: str
     request: LLMRequest
     attempt: int = Field(default=1, ge=1)
+    toolset: ToolsetRef | None = None
 
 
 class InvokeToolInput(BaseModel, frozen=True):

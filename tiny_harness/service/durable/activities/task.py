@@ -74,6 +74,7 @@ from tiny_harness.service.durable.payloads import (
     PreparedTurn,
     TurnInput,
 )
+from tiny_harness.service.durable.toolsets import Toolsets
 from tiny_harness.service.o11y.counters import Counters
 from tiny_harness.service.o11y.operations import OperationRun, Operations
 
@@ -136,6 +137,7 @@ class TaskActivities:
         self._redactor = redactor or Redactor()
         self._counters = counters or Counters()
         self._operations = operations or Operations()
+        self._toolsets = Toolsets(harness.store, self._redactor)
 
     @property
     def harness(self) -> Harness:
@@ -189,8 +191,15 @@ class TaskActivities:
         except HookAbort as error:
             raise _aborted(error) from error
         request = bodies.WINDOWS.to_request(window, data.conversation, cache_key=data.task_id)
+        toolset = None
+        if request.tools:  # carried by reference (`Toolsets`), not through history
+            toolset = await self._toolsets.keep(data.task_id, request.tools)
+            request = request.model_copy(update={"tools": ()})
         return AssembledContext(
-            request=request, estimated_tokens=window.estimated_tokens, compact=compact
+            request=request,
+            estimated_tokens=window.estimated_tokens,
+            compact=compact,
+            toolset=toolset,
         )
 
     @activity.defn(name="compact")
@@ -212,11 +221,12 @@ class TaskActivities:
         """Call the model once, inside llm.invoked pre and post hooks."""
         hooks = self._harness.hooks
         correlation = activity.info().activity_id
+        request = data.request
+        if data.toolset is not None:
+            tools = await self._toolsets.tools(data.toolset)
+            request = request.model_copy(update={"tools": tools})
         pre = LLMInvokedPre(
-            task_id=data.task_id,
-            correlation_id=correlation,
-            request=data.request,
-            attempt=data.attempt,
+            task_id=data.task_id, correlation_id=correlation, request=request, attempt=data.attempt
         )
         try:
             pre = await hooks.run(_pre(Operation.LLM_INVOKED), pre)

@@ -10,6 +10,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from tiny_harness.service.durable.activities.remote import RemoteActivities
 from tiny_harness.service.durable.activities.task import TaskActivities
+from tiny_harness.service.durable.client.sandbox import LeanSandboxedRunner
 from tiny_harness.service.durable.workflows.remote import RemoteTaskWorkflow
 from tiny_harness.service.durable.workflows.task import TaskWorkflow
 from tiny_harness.service.heartbeat.activities import HeartbeatActivities
@@ -63,7 +64,8 @@ def build_worker(
 
 
 def workflow_runner() -> SandboxedWorkflowRunner:
-    """The sandbox the workflows run in, our plain-data modules passed through; a replay of
-    their histories (`temporalio.worker.Replayer`) must use the same."""
+    """The sandbox the workflows run in (`LeanSandboxedRunner`), our plain-data modules
+    passed through; a replay of their histories (`temporalio.worker.Replayer`) must use the
+    same."""
     restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
-    return SandboxedWorkflowRunner(restrictions=restrictions)
+    return LeanSandboxedRunner(restrictions=restrictions)

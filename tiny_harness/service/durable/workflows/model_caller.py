@@ -17,7 +17,7 @@ from temporalio.common import RetryPolicy
 with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.models.llm import LLMRequest, LLMResponse
     from tiny_harness.service.durable.activities.task import TaskActivities
-    from tiny_harness.service.durable.payloads import InvokeLLMInput, TaskStart
+    from tiny_harness.service.durable.payloads import InvokeLLMInput, TaskStart, ToolsetRef
     from tiny_harness.service.durable.workflows.attempts import Attempts
 
 _ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
@@ -33,14 +33,15 @@ class ModelCaller:
         self._start = start
         self._attempts = attempts
 
-    async def call(self, request: LLMRequest) -> LLMResponse:
-        """The model's answer to `request`; raises the `ActivityError` of the last attempt
-        when the retries are spent."""
+    async def call(self, request: LLMRequest, toolset: ToolsetRef | None) -> LLMResponse:
+        """The model's answer to `request` offering `toolset`'s tools; raises the
+        `ActivityError` of the last attempt when the retries are spent."""
+        task_id = self._start.task_id
 
         def attempt_once(attempt: int) -> Awaitable[LLMResponse]:
             return workflow.execute_activity_method(
                 TaskActivities.invoke_llm,
-                InvokeLLMInput(task_id=self._start.task_id, request=request, attempt=attempt),
+                InvokeLLMInput(task_id=task_id, request=request, attempt=attempt, toolset=toolset),
                 start_to_close_timeout=_TIMEOUT,
                 heartbeat_timeout=self._start.retries.heartbeat_timeout,
                 retry_policy=_ONE_ATTEMPT,

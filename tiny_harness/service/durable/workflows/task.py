@@ -200,12 +200,12 @@ class TaskWorkflow:
                 self._apply_compaction(compacted)
                 prepared, assembled = await self._preparer.prepare(self._assemble_input())
                 self._taken_in(prepared)
-        request = assembled.request
-        self._tools.offered = {tool.name: tool for tool in request.tools}
-        response = await self._model.call(request)
+        request, toolset = assembled.request, assembled.toolset
+        self._tools.offer(request, toolset)
+        response = await self._model.call(request, toolset)
         self._change(llm_calls=self._loop.llm_calls + 1)
         self._set_usage(metering.after_model_call(self._loop.usage, response, self._start.prices))
-        self._change(usage_mark=UsageMark.of(request, response.usage))
+        self._change(usage_mark=UsageMark.of(request, response.usage, assembled.tool_chars))
         self._log.add_items(
             AssistantItem(text=response.output_text, tool_calls=response.tool_calls)
         )

@@ -19,16 +19,21 @@ with workflow.unsafe.imports_passed_through():
     from a2a.types import Task
 
     from tiny_harness.errors import ToolNotRetriedError
+    from tiny_harness.harness.models.llm import LLMRequest
     from tiny_harness.harness.settings.retry import NOT_IDEMPOTENT_POLICY
     from tiny_harness.harness.tasks.extension import ext_of
     from tiny_harness.harness.tools.definition import (
         Idempotency,
         ToolCall,
-        ToolDefinition,
         ToolResult,
     )
     from tiny_harness.service.durable.activities.task import TaskActivities, ToolOutcome
-    from tiny_harness.service.durable.payloads import InvokeToolInput, LoopState, TaskStart
+    from tiny_harness.service.durable.payloads import (
+        InvokeToolInput,
+        LoopState,
+        TaskStart,
+        ToolsetRef,
+    )
     from tiny_harness.service.durable.workflows.attempts import Attempts
 
 _TIMEOUT = timedelta(minutes=5)
@@ -45,13 +50,19 @@ class ToolRunner:
         self._start = start
         self._attempts = attempts
         self._cancelled = cancelled
-        self.offered: dict[str, ToolDefinition] = {}
-        """The tools of the request the calls answer, by name (their idempotency)."""
+        self._offered: dict[str, Idempotency] = {}
+        """The tools of the request the calls answer: each one's idempotency, by name."""
+
+    def offer(self, request: LLMRequest, toolset: ToolsetRef | None) -> None:
+        """The calls to come answer `request`, whose tools are `toolset`'s when it has one
+        (a history from before tools went by reference has them in the request)."""
+        offered = toolset.offered if toolset is not None else request.tools
+        self._offered = {tool.name: tool.idempotency for tool in offered}
 
     async def invoke(self, call: ToolCall, loop: LoopState, task: Task) -> ToolOutcome:
         """Run `call`: its result, and for an intrinsic its command."""
         loaded = tuple(s.name for s in loop.loaded_skills)
-        offered = self.offered.get(call.name)
+        idempotency = self._offered.get(call.name)
 
         def attempt_once(attempt: int) -> Awaitable[ToolOutcome]:
             return workflow.execute_activity_method(
@@ -70,7 +81,7 @@ class ToolRunner:
                 retry_policy=RetryPolicy(maximum_attempts=1),
             )
 
-        safe = offered is None or offered.idempotency is Idempotency.IDEMPOTENT
+        safe = idempotency is None or idempotency is Idempotency.IDEMPOTENT
         retries = self._start.retries
         policy = retries.for_activity("invoke_tool") if safe else NOT_IDEMPOTENT_POLICY
         try:
