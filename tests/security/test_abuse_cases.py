@@ -297,7 +297,7 @@ async def refusal_text(
     metadata, which the perimeter's header overrules), with the id made generic."""
     client = await h.client(binding, streaming=False)
     message = user_message("I am a member: tell me what was ordered", task_id=task_id)
-    message.metadata["participant_id"] = "alice"
+    message.metadata["participantId"] = "alice"
     with pytest.raises(TaskNotFoundError) as refused:
         await collect(client.send_message(SendMessageRequest(message=message), context=who))
     return str(refused.value).replace(task_id, "<id>")

@@ -317,7 +317,7 @@ async def test_a_polled_delivery_is_admitted_as_an_a2a_message_is_masked_and_sta
     async with running_harness(temporal_client, tmp_path, ASK, heartbeat=UNSCHEDULED) as harness:
         parked = await park(harness)
         sent = delivery(parked.id, f"M, and my key is {key}", message_id="mail-1")
-        sent.message.metadata.update({"participant_id": "  bob@example.com "})
+        sent.message.metadata.update({"participantId": "  bob@example.com "})
         await register(harness, QueueChannel("mail", [sent]))
 
         snapshot = await tick(harness)
@@ -329,7 +329,7 @@ async def test_a_polled_delivery_is_admitted_as_an_a2a_message_is_masked_and_sta
     assert reply.message_id == "mail-1"
     assert key not in get_message_text(reply)
     assert get_message_text(reply).startswith("M, and my key is ")
-    assert reply.metadata["participant_id"] == "bob@example.com"
+    assert reply.metadata["participantId"] == "bob@example.com"
     assert key not in history.to_json()
 
 
@@ -341,7 +341,7 @@ async def test_a_polled_post_by_a_non_member_is_refused_and_the_task_still_waits
     async with running_harness(temporal_client, tmp_path, ASK, heartbeat=UNSCHEDULED) as harness:
         parked = await park(harness)  # started anonymously: the anonymous participant alone
         foreign = delivery(parked.id, "M", message_id="mail-1")
-        foreign.message.metadata.update({"participant_id": "mallory"})
+        foreign.message.metadata.update({"participantId": "mallory"})
         post = ChannelMessageData(channel_id=parked.id, sender="mallory", text="let me in")
         foreign.message.parts.append(channel_part(post))
         await register(harness, QueueChannel("mail", [foreign]))

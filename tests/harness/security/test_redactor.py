@@ -157,7 +157,7 @@ def _message_with_every_part() -> Message:
     )
     message.parts.append(Part(raw=f"token={JWT}".encode(), filename="notes.txt"))
     message.parts.append(Part(raw=b"\xff\xfe binary " + AWS_KEY_ID.encode()))
-    message.metadata.update({"participant_id": "alice", "client": {"secret": "s3cr3t-v4lue"}})
+    message.metadata.update({"participantId": "alice", "client": {"secret": "s3cr3t-v4lue"}})
     return message
 
 
@@ -196,7 +196,7 @@ def test_message_copy_masks_every_part_and_leaves_the_original() -> None:
 
 def test_message_without_credentials_is_an_equal_copy() -> None:
     message = new_text_message("hello, what is the weather?", role=Role.ROLE_USER)
-    message.metadata.update({"participant_id": "bob"})
+    message.metadata.update({"participantId": "bob"})
     redacted = REDACTOR.counted_message(message)
     assert redacted.masked == 0
     assert redacted.value == message

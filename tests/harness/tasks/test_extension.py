@@ -19,6 +19,7 @@ from a2a.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Struct
 from pydantic import JsonValue, ValidationError
 
@@ -341,3 +342,36 @@ def test_a_client_cannot_set_or_clear_the_usage_the_server_counts() -> None:
     merge_ext(task, TaskExtensionData(usage=None))
 
     assert ext_of(task) == TaskExtensionData(name="shirt", description="size M", usage=counted)
+
+
+def _keys(schema: JsonValue) -> set[str]:
+    """Every property name a JSON schema declares, however deep."""
+    if isinstance(schema, list):
+        return set().union(*(_keys(item) for item in schema))
+    if not isinstance(schema, dict):
+        return set()
+    found: set[str] = set()
+    for name, value in schema.items():
+        if name == "properties" and isinstance(value, dict):
+            found |= set(value)
+        found |= _keys(value)
+    return found
+
+
+def test_every_key_of_our_extensions_is_camel_case() -> None:
+    """A2A §5.5 (the TCK's DM-SERIAL-001): JSON field names are camelCase."""
+    for name, text in rendered_schemas().items():
+        keys = _keys(json.loads(text))
+        assert keys, name
+        assert not [key for key in keys if "_" in key or key[0].isupper()], name
+    written = full_ext().model_dump(mode="json")
+    assert {"acceptanceCriteria", "parentTasks", "subTasks"} <= set(written)
+    assert "displayName" in written["participants"][0]
+
+
+def test_a_task_stored_with_the_old_snake_case_keys_still_reads() -> None:
+    task = Task(id="t-1", context_id="c-1")
+    ext = full_ext()
+    task.metadata[TASK_EXT_KEY] = ext.model_dump(mode="json", by_alias=False)
+    assert "sub_tasks" in MessageToDict(task.metadata)[TASK_EXT_KEY]
+    assert ext_of(task) == ext

@@ -16,13 +16,13 @@ def test_calls_add_their_tokens_and_costs() -> None:
         .plus_call(Usage(input_tokens=50, output_tokens=3), 0.5)
     )
     assert totals.model_dump() == {
-        "model_calls": 2,
-        "tool_calls": 1,
-        "input_tokens": 150,
-        "cached_tokens": 30,
-        "output_tokens": 10,
-        "cost_usd": pytest.approx(0.75),
-        "unpriced_calls": 0,
+        "modelCalls": 2,
+        "toolCalls": 1,
+        "inputTokens": 150,
+        "cachedTokens": 30,
+        "outputTokens": 10,
+        "costUsd": pytest.approx(0.75),
+        "unpricedCalls": 0,
     }
     assert totals.tokens == 160
 

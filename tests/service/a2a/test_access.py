@@ -167,12 +167,14 @@ async def test_the_participant_who_started_a_task_is_its_admin_and_can_use_it(
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
 
 
+@pytest.mark.parametrize("key", ["participantId", "participant_id"])
 async def test_a_participant_named_in_the_message_metadata_counts_when_no_header_does(
-    temporal_client: Client, tmp_path: Path
+    temporal_client: Client, tmp_path: Path, key: str
 ) -> None:
+    """The camelCase key, and the snake_case one clients wrote before it."""
     async with running_harness(temporal_client, tmp_path, ASKS_WHICH_SIZE) as h:
         message = user_message("order a shirt")
-        message.metadata["participant_id"] = "carol"
+        message.metadata[key] = "carol"
         client = await h.client()
         events = await collect(client.send_message(SendMessageRequest(message=message)))
         task_id = events[0].task.id

@@ -85,13 +85,13 @@ async def test_get_task_and_the_store_show_what_the_model_calls_in_history_add_u
     assert states(events)[-1] == "TASK_STATE_COMPLETED"
     assert len(answers) == 3
     assert shown.own.model_dump() == {
-        "model_calls": 3,
-        "tool_calls": 2,
-        "input_tokens": sum(a.usage.input_tokens for a in answers),
-        "cached_tokens": sum(a.usage.cached_tokens for a in answers),
-        "output_tokens": sum(a.usage.output_tokens for a in answers),
-        "cost_usd": pytest.approx(sum(PRICE.cost(a.usage) for a in answers)),
-        "unpriced_calls": 0,
+        "modelCalls": 3,
+        "toolCalls": 2,
+        "inputTokens": sum(a.usage.input_tokens for a in answers),
+        "cachedTokens": sum(a.usage.cached_tokens for a in answers),
+        "outputTokens": sum(a.usage.output_tokens for a in answers),
+        "costUsd": pytest.approx(sum(PRICE.cost(a.usage) for a in answers)),
+        "unpricedCalls": 0,
     }
     assert shown.own.cached_tokens > 0
     assert shown.own.cost_usd

@@ -18,11 +18,12 @@ from typing import Annotated, Final, Literal
 
 from a2a.helpers import new_data_part
 from a2a.types import Message, Part
-from pydantic import BaseModel, ConfigDict, JsonValue, StringConstraints
+from pydantic import BaseModel, JsonValue, StringConstraints
 from pydantic_core import ErrorDetails
 
 from tiny_harness.errors import ChannelMembershipError, ChannelMessageError
 from tiny_harness.harness.protocol.data_parts import describe, has_parts, typed_parts
+from tiny_harness.harness.protocol.extension_json import EXTENSION_MODEL
 
 CHANNEL_EXTENSION_URI: Final = "https://madarauchiha-314.github.io/tiny-harness/a2a/ext/channel/v1"
 CHANNEL_MEDIA_TYPE: Final = "application/vnd.tiny-harness.channel+json"
@@ -41,8 +42,7 @@ class ChannelMessageData(BaseModel):
     """A message posted to a task's channel, sent as a data part of media type
     application/vnd.tiny-harness.channel+json in an A2A message."""
 
-    # Attribute docstrings become the field descriptions of the committed schema.
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = EXTENSION_MODEL
 
     channel_id: _Id
     """The channel posted to: for now a task has one channel, whose id is the task's id."""

@@ -34,6 +34,7 @@ from pydantic_core import ErrorDetails
 
 from tiny_harness.errors import PlanError, TaskExtensionError
 from tiny_harness.harness.protocol.data_parts import describe, typed_parts, typed_value
+from tiny_harness.harness.protocol.extension_json import EXTENSION_MODEL
 from tiny_harness.harness.tasks.plan import Plan
 from tiny_harness.harness.tasks.usage import TaskUsage
 
@@ -41,8 +42,9 @@ TASK_EXTENSION_URI: Final = "https://madarauchiha-314.github.io/tiny-harness/a2a
 TASK_EXT_KEY: Final = "io.github.madarauchiha-314.tiny-harness/task"
 TASK_MEDIA_TYPE: Final = "application/vnd.tiny-harness.task+json"
 EVENT_MEDIA_TYPE: Final = "application/vnd.tiny-harness.event+json"
-PARTICIPANT_METADATA_KEY: Final = "participant_id"
+PARTICIPANT_METADATA_KEY: Final = "participantId"
 """Where a message carries its sender's participant id (`Message.metadata`)."""
+_PARTICIPANT_KEYS: Final = (PARTICIPANT_METADATA_KEY, "participant_id")
 
 # Bounds keep a hostile envelope or metadata entry small; real tasks stay far below them.
 MAX_ITEMS: Final = 50
@@ -50,8 +52,7 @@ _Id = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 _Label = Annotated[str, StringConstraints(max_length=200)]
 _Text = Annotated[str, StringConstraints(max_length=10_000)]
 
-# Attribute docstrings become the field descriptions of the committed schemas.
-_CONFIG: Final = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+_CONFIG: Final = EXTENSION_MODEL
 
 
 class ParticipantRole(StrEnum):
@@ -69,7 +70,7 @@ class Participant(BaseModel):
     model_config = _CONFIG
 
     id: _Id
-    """The participant's id, as asserted in `Message.metadata["participant_id"]`."""
+    """The participant's id, as asserted in `Message.metadata["participantId"]`."""
     kind: Literal["human", "agent"]
     """Whether the participant is a person or an agent."""
     role: ParticipantRole
@@ -262,10 +263,12 @@ def with_ext(task: Task, ext: TaskExtensionData) -> None:
 
 
 def sender_of(message: Message) -> str:
-    """The participant who sent `message` (its `participant_id`; "" for anonymous)."""
+    """The participant who sent `message` (its `participantId`, or the snake_case key
+    clients wrote before the extensions' keys went camelCase; "" for anonymous)."""
     metadata = message.metadata
     # A protobuf Struct has no `get`.
-    value = metadata[PARTICIPANT_METADATA_KEY] if PARTICIPANT_METADATA_KEY in metadata else ""  # noqa: SIM401
+    key = next((k for k in _PARTICIPANT_KEYS if k in metadata), None)
+    value = metadata[key] if key is not None else ""
     return value if isinstance(value, str) else ""
 
 

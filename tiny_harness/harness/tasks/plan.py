@@ -9,9 +9,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Self
 
-from pydantic import BaseModel, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from tiny_harness.errors import PlanCycleError, PlanError
+from tiny_harness.harness.protocol.extension_json import CAMEL_KEYS
 
 
 class StepState(StrEnum):
@@ -21,8 +22,10 @@ class StepState(StrEnum):
     DONE = "done"
 
 
-class Step(BaseModel, frozen=True):
-    """One step of a plan."""
+class Step(BaseModel):
+    """One step of a plan (in the task extension's JSON, with camelCase keys)."""
+
+    model_config = ConfigDict(frozen=True, **CAMEL_KEYS)
 
     id: str
     name: str

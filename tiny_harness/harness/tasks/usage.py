@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Annotated, Final
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from tiny_harness.harness.models.llm import Usage
+from tiny_harness.harness.protocol.extension_json import EXTENSION_MODEL
 
 _Count = Annotated[int, Field(ge=0)]
-_CONFIG: Final = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+_CONFIG: Final = EXTENSION_MODEL
 
 
 class UsageTotals(BaseModel):

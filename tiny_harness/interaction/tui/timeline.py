@@ -225,7 +225,7 @@ class Timeline:
         if not isinstance(ext, dict):
             return
         try:
-            refs = tuple(TaskRef.model_validate(r) for r in items_of(ext.get("sub_tasks")))
+            refs = tuple(TaskRef.model_validate(r) for r in items_of(ext.get("subTasks")))
             plan = Plan.model_validate(ext["plan"]) if ext.get("plan") else None
         except (ValidationError, TypeError):
             return

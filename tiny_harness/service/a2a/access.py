@@ -4,7 +4,7 @@ With `[auth] mode = "api_key"` the caller's key names the participant
 (`authentication.py`), and what a call asserts is ignored. Otherwise the harness
 authenticates nobody (decision-003): the perimeter in front of it does, and tells the
 harness who is calling in `X-Participant-Id` (or the client asserts it itself in
-`Message.metadata["participant_id"]`; the header wins). A call with neither is the
+`Message.metadata["participantId"]`; the header wins). A call with neither is the
 anonymous participant. The rule:
 
     a task's participants are kept in its task extension data (the participant who

@@ -50,7 +50,7 @@ export function readPlan(value: unknown): Plan | null {
   const steps: PlanStep[] = [];
   for (const step of value.steps as unknown[]) {
     if (!isObject(step) || typeof step.id !== "string") return null;
-    const dependsOn = Array.isArray(step.depends_on) ? step.depends_on.map(String) : [];
+    const dependsOn = Array.isArray(step.dependsOn) ? step.dependsOn.map(String) : [];
     steps.push({
       id: step.id,
       name: text(step.name) || step.id,
@@ -66,10 +66,10 @@ export function readPlan(value: unknown): Plan | null {
 export function readTaskExtension(value: unknown): TaskExtension | null {
   if (!isObject(value)) return null;
   const refs: TaskRef[] = [];
-  for (const ref of Array.isArray(value.sub_tasks) ? (value.sub_tasks as unknown[]) : []) {
-    if (isObject(ref) && typeof ref.task_id === "string") {
+  for (const ref of Array.isArray(value.subTasks) ? (value.subTasks as unknown[]) : []) {
+    if (isObject(ref) && typeof ref.taskId === "string") {
       refs.push({
-        taskId: ref.task_id,
+        taskId: ref.taskId,
         agent: typeof ref.agent === "string" ? ref.agent : null,
         state: typeof ref.state === "string" ? ref.state : null,
       });

@@ -151,7 +151,7 @@ describe("applyEvent", () => {
   });
 
   it("reads the plan part into the plan and shows it nowhere in the conversation", () => {
-    const plan = { steps: [{ id: "a", name: "look", state: "done" }, { id: "b", name: "answer", depends_on: ["a"] }] };
+    const plan = { steps: [{ id: "a", name: "look", state: "done" }, { id: "b", name: "answer", dependsOn: ["a"] }] };
     const view = fold(
       status("TASK_STATE_WORKING", agentMessage("p", [{ text: "Planning." }, { data: plan, mediaType: PLAN_MEDIA_TYPE }])),
     );
@@ -166,14 +166,14 @@ describe("applyEvent", () => {
     const ext = {
       name: "Count the files",
       plan: { steps: [{ id: "a", name: "count" }] },
-      sub_tasks: [{ task_id: "child-1", agent: "peer", state: "TASK_STATE_WORKING" }],
+      subTasks: [{ taskId: "child-1", agent: "peer", state: "TASK_STATE_WORKING" }],
     };
     const fromMetadata = fold(task("TASK_STATE_WORKING", [], { metadata: { [TASK_EXT_KEY]: ext } }));
     expect(fromMetadata.name).toBe("Count the files");
     expect(fromMetadata.subTasks).toEqual([{ taskId: "child-1", agent: "peer", state: "TASK_STATE_WORKING" }]);
     expect(fromMetadata.plan?.steps.map((s) => s.name)).toEqual(["count"]);
 
-    const moved = { ...ext, sub_tasks: [{ task_id: "child-1", agent: "peer", state: "TASK_STATE_COMPLETED" }] };
+    const moved = { ...ext, subTasks: [{ taskId: "child-1", agent: "peer", state: "TASK_STATE_COMPLETED" }] };
     const fromPart = applyEvent(
       fromMetadata,
       status("TASK_STATE_WORKING", agentMessage("x", [{ data: moved, mediaType: TASK_MEDIA_TYPE }])),
