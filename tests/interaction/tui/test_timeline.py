@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from a2a.helpers import new_data_part
 from a2a.types import (
     Artifact,
@@ -147,7 +148,13 @@ def test_artifact_chunks_append_and_a_whole_artifact_replaces() -> None:
     assert [e.kind for e in timeline.entries].count("artifact") == 1
 
 
-def test_plan_parts_drive_the_checklist_and_an_ended_task_fails_its_open_steps() -> None:
+@pytest.mark.parametrize(
+    ("ending", "open_steps"),
+    [(TaskState.TASK_STATE_FAILED, "failed"), (TaskState.TASK_STATE_COMPLETED, "skipped")],
+)
+def test_plan_parts_drive_the_checklist_shown_once_and_an_ended_task_marks_its_open_steps(
+    ending: TaskState, open_steps: str
+) -> None:
     task = a_task()
     plan = Plan(
         steps=(
@@ -156,7 +163,8 @@ def test_plan_parts_drive_the_checklist_and_an_ended_task_fails_its_open_steps()
             Step(id="c", name="tidy", depends_on=("b",)),
         )
     )
-    message = agent_message(task, "a-1", "Plan:", plan.model_dump(mode="json"), PLAN_MEDIA_TYPE)
+    said = "Plan:\n" + plan.render()
+    message = agent_message(task, "a-1", said, plan.model_dump(mode="json"), PLAN_MEDIA_TYPE)
     timeline = Timeline()
     change = timeline.apply(status_event(task, WORKING, AT, message))
     assert change.plan
@@ -165,9 +173,9 @@ def test_plan_parts_drive_the_checklist_and_an_ended_task_fails_its_open_steps()
         ("answer", "in_progress"),
         ("tidy", "pending"),
     ]
-    assert [p.kind for p in timeline.entries[0].parts] == ["markdown"]  # no JSON tree
-    timeline.apply(status_event(task, TaskState.TASK_STATE_FAILED, AT))
-    assert [s.status for s in timeline.steps()] == ["done", "failed", "failed"]
+    assert timeline.entries == []  # neither a JSON tree nor the plan again as text
+    timeline.apply(status_event(task, ending, AT))
+    assert [s.status for s in timeline.steps()] == ["done", open_steps, open_steps]
 
 
 def test_sub_tasks_come_from_the_task_extension() -> None:

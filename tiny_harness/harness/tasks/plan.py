@@ -7,12 +7,16 @@ every change returns a new plan, so the workflow can hold it as plain state.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Self
+from typing import Final, Self
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from tiny_harness.errors import PlanCycleError, PlanError
 from tiny_harness.harness.protocol.extension_json import CAMEL_KEYS
+
+PLAN_TEXT_PREFIX: Final = "Plan:\n"
+"""How the message that makes a plan begins its text, the plan for clients that read text
+only; a renderer that draws the plan's data part leaves that text out."""
 
 
 class StepState(StrEnum):

@@ -29,7 +29,7 @@ from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE
 from tiny_harness.harness.channels.extension import CHANNEL_MEDIA_TYPE
 from tiny_harness.harness.protocol.data_parts import media_essence
 from tiny_harness.harness.tasks.extension import TASK_EXT_KEY, TASK_MEDIA_TYPE, TaskRef
-from tiny_harness.harness.tasks.plan import Plan
+from tiny_harness.harness.tasks.plan import PLAN_TEXT_PREFIX, Plan
 from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.interaction.tui.surface_model import SurfaceModel, items_of
 
@@ -71,12 +71,12 @@ class Entry(BaseModel):
 
 
 class StepView(BaseModel):
-    """One plan step and where it stands: pending, in_progress, done or failed."""
+    """One plan step and where it stands: pending, in_progress, done, failed or skipped."""
 
     model_config = _FROZEN
     id: str
     name: str
-    status: Literal["pending", "in_progress", "done", "failed"]
+    status: Literal["pending", "in_progress", "done", "failed", "skipped"]
 
 
 @dataclass(frozen=True)
@@ -146,8 +146,9 @@ class Timeline:
         return next((e for e in reversed(self.entries) if e.kind == "question"), None)
 
     def steps(self) -> list[StepView]:
-        """The plan's steps: done, failed (the task ended without them), in progress (the
-        first step whose dependencies are done), or pending."""
+        """The plan's steps: done, failed (the task failed without them), skipped (it ended
+        otherwise without them), in progress (the first step whose dependencies are done),
+        or pending."""
         if self.plan is None:
             return []
         done = {s.id for s in self.plan.steps if s.state == "done"}
@@ -157,7 +158,7 @@ class Timeline:
             if step.id in done:
                 status = "done"
             elif self.final:
-                status = "failed" if self.state != TaskState.TASK_STATE_COMPLETED else "done"
+                status = "failed" if self.state == TaskState.TASK_STATE_FAILED else "skipped"
             elif not running and all(d in done for d in step.depends_on):
                 status, running = "in_progress", True
             else:
@@ -241,6 +242,7 @@ class Timeline:
         parts: list[PartView] = []
         options: tuple[str, ...] = ()
         drawn: list[JsonValue] = []
+        plan_shown = False
         for part in message.parts:
             essence = media_essence(part.media_type)
             if part.WhichOneof("content") == "data":
@@ -249,7 +251,7 @@ class Timeline:
                     drawn.append(value)
                     continue
                 if essence == PLAN_MEDIA_TYPE:
-                    self._plan(value, draft)
+                    plan_shown = self._plan(value, draft) or plan_shown
                     continue
                 if essence == TASK_MEDIA_TYPE:
                     self._extension(value, draft)
@@ -260,6 +262,8 @@ class Timeline:
                     options = listed
                     continue
             parts.append(_view(part))
+        if plan_shown:  # a new plan said as text too: the plan panel shows it
+            parts = [p for p in parts if not (p.kind == "markdown" and _says_the_plan(p.text))]
         if parts or options:
             kind = _message_kind(message, state)
             shown = TaskState.Name(state) if state else ""
@@ -282,13 +286,15 @@ class Timeline:
         model.apply(value)
         draft.surfaces.append(surface_id)
 
-    def _plan(self, value: JsonValue, draft: _Draft) -> None:
+    def _plan(self, value: JsonValue, draft: _Draft) -> bool:
+        """Take a plan part in; whether it held a plan (the panel shows it)."""
         try:
             plan = Plan.model_validate(value)
         except ValidationError:
-            return
+            return False
         if plan != self.plan:
             self.plan, draft.plan = plan, True
+        return True
 
     def _artifact(self, artifact: Artifact, draft: _Draft, *, append: bool, last: bool) -> None:
         key = f"artifact:{artifact.artifact_id}"
@@ -351,3 +357,7 @@ def _view(part: Part) -> PartView:
     if content == "raw":
         return PartView(kind="file", name=part.filename, media_type=media, size=len(part.raw))
     return PartView(kind="placeholder", text=content or "empty", media_type=media)
+
+
+def _says_the_plan(text: str) -> bool:
+    return text.startswith(PLAN_TEXT_PREFIX)

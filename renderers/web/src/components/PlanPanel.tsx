@@ -1,4 +1,4 @@
-import { Check, Circle, CircleDot, CornerDownRight, X } from "lucide-react";
+import { Check, Circle, CircleDashed, CircleDot, CornerDownRight, X } from "lucide-react";
 import { memo } from "react";
 import type { TaskState } from "@a2a-js/sdk";
 
@@ -12,6 +12,7 @@ const STEP_ICONS: Record<StepStatus, typeof Check> = {
   in_progress: CircleDot,
   pending: Circle,
   failed: X,
+  skipped: CircleDashed,
 };
 
 /** The task's plan as a live checklist, and its sub-tasks with their remote state. */
@@ -50,6 +51,7 @@ export const PlanPanel = memo(function PlanPanel({
                         step.status === "in_progress" && "animate-pulse text-busy",
                         step.status === "pending" && "text-muted-foreground",
                         step.status === "failed" && "text-destructive",
+                        step.status === "skipped" && "text-muted-foreground",
                       )}
                       aria-label={step.status.replace("_", " ")}
                     />

@@ -78,7 +78,7 @@ export function readTaskExtension(value: unknown): TaskExtension | null {
   return { name: text(value.name), plan: value.plan ? readPlan(value.plan) : null, subTasks: refs };
 }
 
-export type StepStatus = "pending" | "in_progress" | "done" | "failed";
+export type StepStatus = "pending" | "in_progress" | "done" | "failed" | "skipped";
 
 export interface StepView {
   readonly id: string;
@@ -88,8 +88,9 @@ export interface StepView {
 }
 
 /**
- * The plan's steps and where each stands: done; failed (the task ended without it); in
- * progress (the first step whose dependencies are done, while the task runs); or pending.
+ * The plan's steps and where each stands: done; failed (the task failed without it); skipped
+ * (the task ended otherwise without it); in progress (the first step whose dependencies are
+ * done, while the task runs); or pending.
  */
 export function stepsOf(plan: Plan | null, state: TaskState): StepView[] {
   if (plan === null) return [];
@@ -98,7 +99,7 @@ export function stepsOf(plan: Plan | null, state: TaskState): StepView[] {
   return plan.steps.map((step) => {
     let status: StepStatus;
     if (done.has(step.id)) status = "done";
-    else if (isFinal(state)) status = state === TaskState.TASK_STATE_COMPLETED ? "done" : "failed";
+    else if (isFinal(state)) status = state === TaskState.TASK_STATE_FAILED ? "failed" : "skipped";
     else if (!running && step.dependsOn.every((d) => done.has(d))) {
       status = "in_progress";
       running = true;

@@ -150,10 +150,12 @@ describe("applyEvent", () => {
     expect(view.entries[0]?.parts).toEqual([{ kind: "markdown", text: "second" }]);
   });
 
-  it("reads the plan part into the plan and shows it nowhere in the conversation", () => {
+  it("reads the plan part into the plan and shows it, and the text saying it, nowhere in the conversation", () => {
     const plan = { steps: [{ id: "a", name: "look", state: "done" }, { id: "b", name: "answer", dependsOn: ["a"] }] };
+    const said = "Plan:\n- [x] a: look\n- [ ] b: answer (after a)";
     const view = fold(
-      status("TASK_STATE_WORKING", agentMessage("p", [{ text: "Planning." }, { data: plan, mediaType: PLAN_MEDIA_TYPE }])),
+      status("TASK_STATE_WORKING", agentMessage("m", [{ text: "Planning." }])),
+      status("TASK_STATE_WORKING", agentMessage("p", [{ text: said }, { data: plan, mediaType: PLAN_MEDIA_TYPE }])),
     );
     expect(view.entries.map((e) => e.parts)).toEqual([[{ kind: "markdown", text: "Planning." }]]);
     expect(stepsOf(view.plan, view.state).map((s) => [s.name, s.status])).toEqual([
@@ -305,5 +307,10 @@ describe("stepsOf", () => {
 
   it("marks the steps a failed task never finished as failed", () => {
     expect(stepsOf(plan, TaskState.TASK_STATE_FAILED).map((s) => s.status)).toEqual(["done", "failed", "failed"]);
+  });
+
+  it("marks the steps a completed or cancelled task never finished as skipped, not done", () => {
+    expect(stepsOf(plan, TaskState.TASK_STATE_COMPLETED).map((s) => s.status)).toEqual(["done", "skipped", "skipped"]);
+    expect(stepsOf(plan, TaskState.TASK_STATE_CANCELED).map((s) => s.status)).toEqual(["done", "skipped", "skipped"]);
   });
 });

@@ -24,6 +24,7 @@ import {
   A2UI_MEDIA_TYPE,
   CHANNEL_MEDIA_TYPE,
   PLAN_MEDIA_TYPE,
+  PLAN_TEXT_PREFIX,
   TASK_EXT_KEY,
   TASK_MEDIA_TYPE,
 } from "@/a2a/constants";
@@ -244,6 +245,7 @@ function foldMessage(draft: Draft, message: Message, state: TaskState, pending =
   const parts: PartView[] = [];
   const drawn: unknown[] = [];
   let options: readonly string[] = [];
+  let planShown = false;
   for (const part of message.parts) {
     const essence = mediaEssence(part.mediaType);
     if (part.content?.$case === "data") {
@@ -259,7 +261,10 @@ function foldMessage(draft: Draft, message: Message, state: TaskState, pending =
       }
       if (essence === PLAN_MEDIA_TYPE) {
         const plan = readPlan(value);
-        if (plan !== null) foldPlan(draft, plan);
+        if (plan !== null) {
+          foldPlan(draft, plan);
+          planShown = true;
+        }
         continue;
       }
       if (essence === TASK_MEDIA_TYPE) {
@@ -275,11 +280,14 @@ function foldMessage(draft: Draft, message: Message, state: TaskState, pending =
     }
     parts.push(viewOf(part));
   }
-  if (parts.length > 0 || options.length > 0) {
+  // A new plan's message says the plan as text too, for clients that read text only; the
+  // plan panel shows it here. (A step's message says what the step did: it stays.)
+  const shown = planShown ? parts.filter((part) => !saysThePlan(part)) : parts;
+  if (shown.length > 0 || options.length > 0) {
     draft.addEntry({
       id: message.messageId,
       kind: kindOf(message, state),
-      parts,
+      parts: shown,
       options,
       name: "",
       surfaceId: "",
@@ -288,6 +296,10 @@ function foldMessage(draft: Draft, message: Message, state: TaskState, pending =
     });
   }
   for (const ui of drawn) foldA2ui(draft, ui); // after the text that introduces the surface
+}
+
+function saysThePlan(part: PartView): boolean {
+  return part.kind === "markdown" && part.text.startsWith(PLAN_TEXT_PREFIX);
 }
 
 function foldA2ui(draft: Draft, value: unknown): void {

@@ -21,6 +21,7 @@ _MARKS: Final = {
     "in_progress": ("◐", "bold cyan"),
     "done": ("✓", "green"),
     "failed": ("✗", "red"),
+    "skipped": ("⊘", "dim"),
 }
 
 

@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
         participant_ids,
     )
     from tiny_harness.harness.tasks.participants import not_on_task, with_role
-    from tiny_harness.harness.tasks.plan import Plan
+    from tiny_harness.harness.tasks.plan import PLAN_TEXT_PREFIX, Plan
     from tiny_harness.harness.tools.definition import ToolResult, WorkflowCommand
     from tiny_harness.service.durable.payloads import LoadedSkill, LoopState, PendingQuestion
     from tiny_harness.service.durable.workflows.dispatch import HookDispatcher
@@ -97,7 +97,9 @@ class CommandApplier:
             detail=f"{steps} steps",
             attributes={"tiny_harness.plan.steps": steps},
         )
-        said = Said("Plan:\n" + plan.render(), plan=plan)
+        # The plan as text for clients that read text only; renderers that draw the plan
+        # part know the prefix and leave the text out.
+        said = Said(PLAN_TEXT_PREFIX + plan.render(), plan=plan)
         return CommandOutcome(command.result, _planned(loop, plan), said=said)
 
     def _complete_step(self, command: WorkflowCommand, loop: LoopState) -> CommandOutcome:
