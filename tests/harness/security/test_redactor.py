@@ -187,7 +187,7 @@ def test_message_copy_masks_every_part_and_leaves_the_original() -> None:
     assert copy.parts[3].raw == b"token=[redacted:jwt]"
     assert copy.parts[4].raw == message.parts[4].raw  # binary: not read (a documented limit)
     assert MessageToDict(copy.metadata) == {
-        "participant_id": "alice",
+        "participantId": "alice",
         "client": {"secret": "[redacted:credential-field]"},
     }
     assert redacted.masked == 9
