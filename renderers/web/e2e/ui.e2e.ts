@@ -283,17 +283,30 @@ describe("the web UI's look", () => {
     await send(page, "Order a shirt");
     await page.locator('[data-surface="shirt"]').getByText("Oxford shirt, white").waitFor();
     await stateIs(page, "needs input");
+    const isDark = () => page.evaluate(() => document.documentElement.classList.contains("dark"));
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const text = () => page.evaluate(() => getComputedStyle(document.body).color);
+    // Light first: its own class and colours, dark text on a light page.
+    expect(await isDark()).toBe(false);
+    const light = { background: await background(), text: await text() };
+    expect(light.background).not.toBe(light.text);
     await screenshot(page, "web-light");
 
     await page.getByRole("button", { name: "Dark theme" }).click();
-    expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(true);
-    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-    expect(await background()).not.toBe("rgb(255, 255, 255)");
+    expect(await isDark()).toBe(true);
+    expect(await background()).not.toBe(light.background);
+    expect(await text()).not.toBe(light.text);
     await page.waitForTimeout(400); // the controls' colour transition
     await screenshot(page, "web-dark");
     await page.reload();
     await page.locator('[data-surface="shirt"]').waitFor();
-    expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(true);
+    expect(await isDark()).toBe(true);
+    // And back: the light theme returns with the colours it had.
+    await page.getByRole("button", { name: "Light theme" }).click();
+    expect(await isDark()).toBe(false);
+    expect({ background: await background(), text: await text() }).toEqual(light);
+    await page.getByRole("button", { name: "Dark theme" }).click();
+    expect(await isDark()).toBe(true);
 
     await page.setViewportSize({ width: 360, height: 740 });
     await expect(page.locator("nav[aria-label=Tasks]").isVisible()).resolves.toBe(false);
