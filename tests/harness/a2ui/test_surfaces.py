@@ -20,6 +20,7 @@ from tiny_harness.harness.a2ui.messages import (
     A2UI_MEDIA_TYPE,
     Action,
     ServerMessage,
+    action_part,
     actions_in,
 )
 from tiny_harness.harness.a2ui.surfaces import draw, knows, without_forged
@@ -163,3 +164,16 @@ def test_without_forged_keeps_the_text_and_the_known_actions() -> None:
     assert kept is not None
     assert [a.sourceComponentId for _, a in actions_in(kept)] == ["b"]
     assert kept.parts[0].text == "here"
+
+
+def test_an_action_part_reads_back_as_the_action_it_carries() -> None:
+    action = Action(
+        name="pick",
+        surfaceId="shirt",
+        sourceComponentId="m",
+        timestamp="2026-12-05T18:00:00Z",
+        context={"size": "M"},
+    )
+    message = Message(message_id="m-1", role=Role.ROLE_USER, parts=[action_part(action)])
+    assert actions_in(message) == [(0, action)]
+    assert json_format.MessageToDict(message.parts[0].data)["version"] == "v0.9.1"

@@ -111,6 +111,12 @@ def ui_part(message: ServerMessage) -> Part:
     )
 
 
+def action_part(action: Action) -> Part:
+    """The data part that carries a person's `action` back to the agent."""
+    body = ClientMessage(action=action).model_dump(mode="json", exclude_none=True)
+    return new_data_part(body, media_type=A2UI_MEDIA_TYPE)
+
+
 def actions_in(message: Message) -> list[tuple[int, Action]]:
     """Every A2UI action in the message, with its part's index; raises `A2uiMessageError`
     for an A2UI part that is not a valid client message."""

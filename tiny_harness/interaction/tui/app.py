@@ -28,9 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar, Final
 
-from a2a.helpers import new_data_part, new_text_message
+from a2a.helpers import new_text_message
 from a2a.types import Message, Role, StreamResponse, Task
-from pydantic import JsonValue
 from rich.text import Text
 from textual import work
 from textual.app import App, SystemCommand
@@ -42,7 +41,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.worker import Worker, WorkerState
 
 from tiny_harness.errors import AgentCallError, AgentRefusalError, AgentUnreachableError
-from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE, A2UI_VERSION
+from tiny_harness.harness.a2ui.messages import Action, action_part
 from tiny_harness.interaction.tui import DEFAULT_URL
 from tiny_harness.interaction.tui.a2ui import A2uiSurface
 from tiny_harness.interaction.tui.connection import AgentConnection
@@ -265,13 +264,13 @@ class TinyHarnessApp(App[None]):
         question = timeline.question if timeline else None
         composer.options_open = bool(question and question.options)
         if timeline is None:
-            composer.set_mode("new")
+            composer.mode = "new"
         elif timeline.final:
-            composer.set_mode("follow-up")
+            composer.mode = "follow-up"
         elif question is not None:
-            composer.set_mode("reply")
+            composer.mode = "reply"
         else:
-            composer.set_mode("busy" if timeline.task_id else "new")
+            composer.mode = "busy" if timeline.task_id else "new"
 
     # ---- sending ------------------------------------------------------------------------
 
@@ -383,18 +382,15 @@ class TinyHarnessApp(App[None]):
 
     def on_a2ui_surface_action_taken(self, event: A2uiSurface.ActionTaken) -> None:
         """Called when a person presses a button of an A2UI surface: send the action."""
-        body: dict[str, JsonValue] = {
-            "version": A2UI_VERSION,
-            "action": {
-                "name": event.name,
-                "surfaceId": event.surface_id,
-                "sourceComponentId": event.component_id,
-                "timestamp": _now_iso(),
-                "context": event.context,
-            },
-        }
+        action = Action(
+            name=event.name,
+            surfaceId=event.surface_id,
+            sourceComponentId=event.component_id,
+            timestamp=_now_iso(),
+            context=event.context,
+        )
         message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER)
-        message.parts.append(new_data_part(body, media_type=A2UI_MEDIA_TYPE))
+        message.parts.append(action_part(action))
         self.send(message)
 
     # ---- actions (keys and the palette) ------------------------------------------------------

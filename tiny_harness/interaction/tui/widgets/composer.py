@@ -8,8 +8,11 @@ follow-up, which starts a new task in the same context. With the composer empty,
 
 from __future__ import annotations
 
-from textual import events
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Input
 
 from tiny_harness.interaction.tui.keys import OPTION_KEYS
@@ -27,6 +30,12 @@ _PLACEHOLDERS = {
 class Composer(Input):
     """The message box."""
 
+    # Priority bindings are asked before the box takes the key as text; `check_action`
+    # lets a digit through as text unless it picks an option.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(key, f"pick({key})", show=False, priority=True) for key in OPTION_KEYS
+    ]
+
     class OptionKey(Message):
         """A digit typed into an empty composer while a question has options."""
 
@@ -34,20 +43,20 @@ class Composer(Input):
             super().__init__()
             self.number = number
 
+    mode: reactive[str] = reactive("new")
+    """What Enter will do: "new", "reply", "follow-up" or "busy" (the placeholder says)."""
+
     options_open = False
     """Whether digits in an empty composer pick an option (set by the app)."""
 
-    def set_mode(self, mode: str) -> None:
-        """Say what Enter will do."""
-        placeholder = _PLACEHOLDERS.get(mode, _PLACEHOLDERS["new"])
-        if placeholder != self.placeholder:
-            self.placeholder = placeholder
+    def watch_mode(self, mode: str) -> None:
+        self.placeholder = _PLACEHOLDERS.get(mode, _PLACEHOLDERS["new"])
 
-    async def _on_key(self, event: events.Key) -> None:
-        digit = event.character if event.character in tuple(OPTION_KEYS) else None
-        if self.options_open and not self.value and digit is not None:
-            event.stop()
-            event.prevent_default()
-            self.post_message(self.OptionKey(int(digit)))
-            return
-        await super()._on_key(event)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pick":
+            return self.options_open and not self.value
+        return super().check_action(action, parameters)
+
+    def action_pick(self, number: int) -> None:
+        """Pick option `number` of the open question."""
+        self.post_message(self.OptionKey(number))
