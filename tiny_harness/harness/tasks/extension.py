@@ -52,8 +52,6 @@ _Id = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 _Label = Annotated[str, StringConstraints(max_length=200)]
 _Text = Annotated[str, StringConstraints(max_length=10_000)]
 
-_CONFIG: Final = EXTENSION_MODEL
-
 
 class ParticipantRole(StrEnum):
     """What a participant may do on a task."""
@@ -67,7 +65,7 @@ class ParticipantRole(StrEnum):
 class Participant(BaseModel):
     """A person or agent taking part in a task."""
 
-    model_config = _CONFIG
+    model_config = EXTENSION_MODEL
 
     id: _Id
     """The participant's id, as asserted in `Message.metadata["participantId"]`."""
@@ -82,7 +80,7 @@ class Participant(BaseModel):
 class TaskRef(BaseModel):
     """A reference to a task, on this harness or on another agent."""
 
-    model_config = _CONFIG
+    model_config = EXTENSION_MODEL
 
     task_id: _Id
     """The task's id on the agent that runs it."""
@@ -96,7 +94,7 @@ class TaskRef(BaseModel):
 class AcceptanceCriterion(BaseModel):
     """One condition the task's result must meet."""
 
-    model_config = _CONFIG
+    model_config = EXTENSION_MODEL
 
     text: Annotated[str, StringConstraints(min_length=1, max_length=10_000)]
     """The condition, in words."""
@@ -110,7 +108,7 @@ class TaskExtensionData(BaseModel):
     """What a task has beyond A2A's Task, kept in its metadata under the key
     "io.github.madarauchiha-314.tiny-harness/task"."""
 
-    model_config = _CONFIG
+    model_config = EXTENSION_MODEL
 
     name: _Label = ""
     """A short name for the task."""
@@ -150,7 +148,7 @@ SERVER_OWNED: Final = frozenset({"usage"})
 class TaskEnvelope(BaseModel):
     """An envelope creating or updating a task's extension data."""
 
-    model_config = _CONFIG
+    model_config = EXTENSION_MODEL
 
     kind: Literal["task"]
     """The kind of event."""
@@ -161,7 +159,7 @@ class TaskEnvelope(BaseModel):
 class StatusUpdateEnvelope(BaseModel):
     """An envelope carrying a remote task's status update."""
 
-    model_config = _CONFIG
+    model_config = EXTENSION_MODEL
 
     kind: Literal["status_update"]
     """The kind of event."""
@@ -182,7 +180,7 @@ class StatusUpdateEnvelope(BaseModel):
 class ArtifactUpdateEnvelope(BaseModel):
     """An envelope carrying a remote task's artifact update."""
 
-    model_config = _CONFIG
+    model_config = EXTENSION_MODEL
 
     kind: Literal["artifact_update"]
     """The kind of event."""

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from tiny_harness.errors import PlanCycleError, PlanError
 from tiny_harness.harness.protocol.extension_json import CAMEL_KEYS
 
+PLAN_MEDIA_TYPE: Final = "application/vnd.tiny-harness.plan+json"
+"""The media type of the data part that carries a plan on a task's progress message."""
 PLAN_TEXT_PREFIX: Final = "Plan:\n"
 """How the message that makes a plan begins its text, the plan for clients that read text
 only; a renderer that draws the plan's data part leaves that text out."""

@@ -9,7 +9,7 @@ Pure data: no I/O.
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
@@ -17,13 +17,12 @@ from tiny_harness.harness.models.llm import Usage
 from tiny_harness.harness.protocol.extension_json import EXTENSION_MODEL
 
 _Count = Annotated[int, Field(ge=0)]
-_CONFIG: Final = EXTENSION_MODEL
 
 
 class UsageTotals(BaseModel):
     """Counts of calls and tokens, and their cost."""
 
-    model_config = _CONFIG
+    model_config = EXTENSION_MODEL
 
     model_calls: _Count = 0
     """Model calls answered."""
@@ -81,7 +80,7 @@ class TaskUsage(BaseModel):
     """What a task used: its own calls, and those of its sub-tasks that ran on this harness.
     Set by the server; a client's value in a task envelope is ignored."""
 
-    model_config = _CONFIG
+    model_config = EXTENSION_MODEL
 
     own: UsageTotals = UsageTotals()
     """The task's own model and tool calls."""

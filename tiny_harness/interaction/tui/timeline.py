@@ -29,13 +29,12 @@ from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE
 from tiny_harness.harness.channels.extension import CHANNEL_MEDIA_TYPE
 from tiny_harness.harness.protocol.data_parts import media_essence
 from tiny_harness.harness.tasks.extension import TASK_EXT_KEY, TASK_MEDIA_TYPE, TaskRef
-from tiny_harness.harness.tasks.plan import PLAN_TEXT_PREFIX, Plan
+from tiny_harness.harness.tasks.plan import PLAN_MEDIA_TYPE, PLAN_TEXT_PREFIX, Plan
 from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.interaction.tui.surface_model import SurfaceModel, items_of
 
 __all__ = ["PLAN_MEDIA_TYPE", "Change", "Entry", "PartView", "StepView", "Timeline"]
 
-PLAN_MEDIA_TYPE: Final = "application/vnd.tiny-harness.plan+json"
 _MARKDOWN: Final = {"", "text/plain", "text/markdown"}
 _READ_NOT_SHOWN: Final = {CHANNEL_MEDIA_TYPE}
 
@@ -263,7 +262,7 @@ class Timeline:
                     continue
             parts.append(_view(part))
         if plan_shown:  # a new plan said as text too: the plan panel shows it
-            parts = [p for p in parts if not (p.kind == "markdown" and _says_the_plan(p.text))]
+            parts = [p for p in parts if not _says_the_plan(p)]
         if parts or options:
             kind = _message_kind(message, state)
             shown = TaskState.Name(state) if state else ""
@@ -359,5 +358,5 @@ def _view(part: Part) -> PartView:
     return PartView(kind="placeholder", text=content or "empty", media_type=media)
 
 
-def _says_the_plan(text: str) -> bool:
-    return text.startswith(PLAN_TEXT_PREFIX)
+def _says_the_plan(part: PartView) -> bool:
+    return part.kind == "markdown" and part.text.startswith(PLAN_TEXT_PREFIX)

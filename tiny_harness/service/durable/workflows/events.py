@@ -9,7 +9,6 @@ those events describe.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Final
 
 from a2a.types import (
     Artifact,
@@ -26,8 +25,6 @@ from a2a.types import (
 from google.protobuf.struct_pb2 import Value
 from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import JsonValue
-
-PLAN_MEDIA_TYPE: Final = "application/vnd.tiny-harness.plan+json"
 
 
 def timestamp(at: datetime) -> Timestamp:

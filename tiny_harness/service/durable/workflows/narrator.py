@@ -18,7 +18,7 @@ with workflow.unsafe.imports_passed_through():
 
     from tiny_harness.harness.channels.extension import help_request
     from tiny_harness.harness.tasks import states as task_states
-    from tiny_harness.harness.tasks.plan import Plan
+    from tiny_harness.harness.tasks.plan import PLAN_MEDIA_TYPE, Plan
     from tiny_harness.service.durable import search_attributes
     from tiny_harness.service.durable.payloads import PendingQuestion
     from tiny_harness.service.durable.workflows import events
@@ -78,7 +78,7 @@ class Narrator:
         task = self._log.task
         data = plan.model_dump(mode="json") if plan is not None else None
         message = events.agent_message(
-            task, str(workflow.uuid4()), text, data=data, media_type=events.PLAN_MEDIA_TYPE
+            task, str(workflow.uuid4()), text, data=data, media_type=PLAN_MEDIA_TYPE
         )
         message.parts.extend(extra)
         state = TaskState.TASK_STATE_WORKING
