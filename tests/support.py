@@ -46,6 +46,7 @@ from tiny_harness.harness.persistence.store import Store
 from tiny_harness.harness.plugins.install import Installation, build_harness
 from tiny_harness.harness.runtime.harness import Harness
 from tiny_harness.harness.settings.retry import RetryPolicies
+from tiny_harness.harness.tasks.calls import CallEvent, calls_in
 from tiny_harness.harness.tasks.extension import (
     EventEnvelope,
     Participant,
@@ -208,6 +209,7 @@ async def running_harness(
     retries: RetryPolicies | None = None,
     max_model_calls: int = 100,
     max_task_tokens: int | None = None,
+    show_call_details: bool = True,
     prices: Mapping[str, ModelPrice] | None = None,
     llm: LLM | None = None,
     heartbeat: HeartbeatConfig | None = None,
@@ -242,6 +244,7 @@ async def running_harness(
         retries=retries,
         max_model_calls=max_model_calls,
         max_task_tokens=max_task_tokens,
+        show_call_details=show_call_details,
         prices=prices,
     )
     port = free_port()
@@ -402,6 +405,22 @@ async def first_event(stream: AsyncIterator[StreamResponse]) -> StreamResponse:
     finally:
         if isinstance(stream, AsyncGenerator):
             await stream.aclose()
+
+
+def streamed_messages(events: list[StreamResponse]) -> list[Message]:
+    """The messages of the stream's status updates (an opening task's history first)."""
+    found: list[Message] = []
+    for event in events:
+        if event.HasField("task"):
+            found.extend(event.task.history)
+        elif event.HasField("status_update") and event.status_update.status.HasField("message"):
+            found.append(event.status_update.status.message)
+    return found
+
+
+def call_events(messages: list[Message]) -> list[CallEvent]:
+    """The model and tool calls the messages tell, in order."""
+    return [event for message in messages for event in calls_in(message)]
 
 
 def states(events: list[StreamResponse]) -> list[str]:

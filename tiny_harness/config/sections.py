@@ -108,6 +108,10 @@ class LoopConfig(BaseModel, extra="forbid", frozen=True):
     """A task whose model calls (input plus output tokens, with those of its sub-tasks on
     this harness) used more tokens fails, saying so, and its sub-tasks are cancelled.
     None: no budget."""
+    show_call_details: bool = True
+    """Each model and tool call is told on the task's stream as it starts and ends; true
+    shows a tool call's arguments and result (masked, as everything stored), false only
+    names and outcomes. A participant of a task may see what it did."""
 
 
 class HeartbeatConfig(BaseModel, extra="forbid", frozen=True):

@@ -214,6 +214,7 @@ def _gateway(settings: Settings, connection: TemporalConnection, store: Store) -
         retries=settings.retries,
         max_model_calls=settings.loop.max_model_calls,
         max_task_tokens=settings.loop.max_task_tokens,
+        show_call_details=settings.loop.show_call_details,
         prices=settings.model.prices,
         redactor=_redactor(settings),
         searchable=connection.searchable,

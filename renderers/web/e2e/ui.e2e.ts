@@ -56,6 +56,12 @@ async function userTexts(page: Page): Promise<string[]> {
   return (await page.locator("[data-entry=user]").allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
 }
 
+/** Whether the conversation shows its newest block (run in the page). */
+function atTheBottom(): boolean {
+  const log = document.querySelector('[role="log"]');
+  return log !== null && log.scrollHeight - log.scrollTop - log.clientHeight < 2;
+}
+
 async function stateIs(page: Page, label: string): Promise<void> {
   await page.locator(`[data-state="${label}"]`).waitFor();
 }
@@ -120,6 +126,48 @@ describe("the web UI", () => {
     await stateIs(page, "completed");
     await page.getByText("Nothing else to show.").waitFor();
     await screenshot(page, "a2ui-error-card");
+  });
+
+  it("shows each tool call as a block that opens to its arguments and result, each model call as a line, and all on a timeline", async () => {
+    const page = await openUi(unique("tools"));
+    await send(page, "Use some tools");
+    await stateIs(page, "completed");
+    const plan = page.locator('[data-tool="create_plan"]');
+    const missing = page.locator('[data-tool="no_such_tool"]');
+    await expect(plan.getAttribute("data-call")).resolves.toBe("completed");
+    await expect(missing.getAttribute("data-call")).resolves.toBe("failed");
+    // Folded at first: the name and the state only.
+    await expect(plan.locator("[data-call-part]").first().isVisible()).resolves.toBe(false);
+    await plan.locator("summary").click();
+    await expect(plan.locator('[data-call-part="arguments"]').innerText()).resolves.toContain("Find the blue shirt");
+    await expect(plan.locator('[data-call-part="result"]').innerText()).resolves.toContain("Plan created");
+    await missing.locator("summary").click();
+    const why = missing.locator('[data-call-part="result"]');
+    await expect(why.innerText()).resolves.toMatch(/^Why\s+tool_not_found/);
+    // Two model calls: one asked for the tools, one answered.
+    const models = page.locator("[data-model]");
+    await expect(models.count()).resolves.toBe(2);
+    await expect(models.first().innerText()).resolves.toMatch(/\d+ in · \d+ out · \d+ ms/);
+    await screenshot(page, "tool-calls");
+    // The timeline: every call in order, each with its time, and the totals.
+    await page.getByRole("button", { name: "Timeline" }).click();
+    const pane = page.getByRole("complementary", { name: "Timeline" });
+    const rows = pane.locator("[data-timeline-call]");
+    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-timeline-call")))).toEqual([
+      "script",
+      "create_plan",
+      "no_such_tool",
+      "script",
+    ]);
+    for (const row of await rows.all()) await expect(row.innerText()).resolves.toMatch(/\d+(\.\d)? m?s$/);
+    await expect(pane.locator('[data-total="model-calls"]').innerText()).resolves.toBe("2");
+    await expect(pane.locator('[data-total="tool-calls"]').innerText()).resolves.toBe("2");
+    await expect(pane.locator('[data-total="cost"]').innerText()).resolves.toBe("not priced");
+    await screenshot(page, "call-timeline");
+    // Scrolled up to read, the person gets a way back to the newest.
+    await page.getByRole("log", { name: "Conversation" }).evaluate((el) => el.scrollTo({ top: 0 }));
+    await page.getByRole("button", { name: "Scroll to the newest" }).click();
+    await page.waitForFunction(atTheBottom);
   });
 
   it("cancels a running task after asking", async () => {
@@ -283,6 +331,7 @@ describe("the web UI's look", () => {
     await send(page, "Order a shirt");
     await page.locator('[data-surface="shirt"]').getByText("Oxford shirt, white").waitFor();
     await stateIs(page, "needs input");
+    await page.waitForFunction(atTheBottom); // the question, drawn last, is in view
     const isDark = () => page.evaluate(() => document.documentElement.classList.contains("dark"));
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const text = () => page.evaluate(() => getComputedStyle(document.body).color);

@@ -10,6 +10,7 @@ import type { A2uiClientAction } from "@a2ui/web_core/v0_9";
 import { A2uiHost } from "@/components/A2ui";
 import { AgentCardView } from "@/components/AgentCardView";
 import { Composer } from "@/components/Composer";
+import { CallTimeline } from "@/components/CallTimeline";
 import { ConnectionBanner } from "@/components/ConnectionBanner";
 import { Conversation } from "@/components/Conversation";
 import { EventInspector } from "@/components/EventInspector";
@@ -43,6 +44,7 @@ export function App() {
   const [menu, setMenu] = useState(false);
   const [card, setCard] = useState(false);
   const [inspecting, setInspecting] = useState(false);
+  const [timeline, setTimeline] = useState(false);
   const { agent } = connection;
   const { open } = session;
 
@@ -82,6 +84,7 @@ export function App() {
   const question = openQuestion(view);
   const working = view.taskId !== "" && !isFinal(view.state) && !isPaused(view.state);
   const title = useMemo(() => titleOfView(view), [view]);
+  const calls = useMemo(() => view.entries.flatMap((e) => (e.call === null ? [] : [e.call])), [view.entries]);
 
   return (
     <div className="flex h-full flex-col">
@@ -122,7 +125,15 @@ export function App() {
           />
         </aside>
         <main className="flex min-w-0 flex-1 flex-col">
-          {view.taskId && <TaskHeader view={view} title={title} onCancel={() => void session.cancel()} />}
+          {view.taskId && (
+            <TaskHeader
+              view={view}
+              title={title}
+              onCancel={() => void session.cancel()}
+              timeline={timeline}
+              onTimeline={() => setTimeline(!timeline)}
+            />
+          )}
           <PlanPanel plan={view.plan} subTasks={view.subTasks} state={view.state} />
           {session.failure && <FailureNotice failure={session.failure} onDismiss={session.dismiss} />}
           {view.entries.length === 0 && !view.taskId ? (
@@ -139,6 +150,17 @@ export function App() {
             onSend={session.send}
           />
         </main>
+        {timeline && view.taskId && (
+          <aside
+            className="w-80 shrink-0 overflow-y-auto border-l max-lg:fixed max-lg:inset-y-14 max-lg:right-0 max-lg:z-20 max-lg:w-full max-lg:max-w-sm max-lg:bg-background max-lg:shadow-lg"
+            aria-label="Timeline"
+          >
+            <div className="sticky top-0 border-b bg-background px-4 py-3 text-sm font-semibold">
+              Timeline <span className="font-normal text-muted-foreground">· {calls.length} calls</span>
+            </div>
+            <CallTimeline calls={calls} />
+          </aside>
+        )}
         {inspecting && (
           <aside
             className="w-96 shrink-0 overflow-y-auto border-l max-lg:fixed max-lg:inset-y-14 max-lg:right-0 max-lg:z-20 max-lg:w-full max-lg:max-w-md max-lg:bg-background max-lg:shadow-lg"

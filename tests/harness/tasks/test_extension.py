@@ -314,6 +314,7 @@ def test_schema_files_are_what_the_writer_renders() -> None:
         "task.schema.json",
         "event.schema.json",
         "channel.schema.json",
+        "call.schema.json",
     }
     for name, text in rendered_schemas().items():
         assert text.endswith("}\n")

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from a2a.types import GetTaskRequest, ListTasksRequest, TaskState
 from temporalio.client import Client
-from textual.widgets import Button, Tree
+from textual.widgets import Button, Collapsible, Static, Tree
+from textual.widgets.collapsible import CollapsibleTitle
 
 from tests.harness.agents.plain_agent import plain_agent
 from tests.interaction.tui.pilot import (
@@ -31,13 +32,16 @@ from tests.support import (
     send_request,
 )
 from tiny_harness.harness.models.llm import UserItem
+from tiny_harness.harness.tasks.calls import CallState, calls_in
 from tiny_harness.harness.tasks.extension import ext_of
 from tiny_harness.harness.tasks.plan import PLAN_TEXT_PREFIX as PLAN
 from tiny_harness.interaction.tui.app import TinyHarnessApp
 from tiny_harness.interaction.tui.connection import AgentConnection
+from tiny_harness.interaction.tui.screens.calls import CallsScreen
 from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
 from tiny_harness.interaction.tui.widgets.banner import ConnectionBanner
 from tiny_harness.interaction.tui.widgets.blocks import QuestionBlock
+from tiny_harness.interaction.tui.widgets.call_block import CallBlock, ModelLine
 from tiny_harness.interaction.tui.widgets.plan_panel import PlanPanel
 from tiny_harness.interaction.tui.widgets.task_list import TaskList
 from tiny_harness.service.a2a.authentication import ApiKeys, key_digest, new_key
@@ -123,6 +127,52 @@ async def test_a_message_streams_in_as_progress_plan_and_answer(
         assert "✓ look" in plan
         assert "✓ answer" in plan
         assert "What is the answer?" in first_row(app)
+
+
+async def test_each_tool_call_is_a_block_that_opens_to_its_result_and_f3_shows_the_timeline(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with (
+        running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h,
+        running_tui(h.url, "alice") as (app, pilot),
+    ):
+        await type_and_send(pilot, "What is the answer?")
+        await until(pilot, lambda: final_state(app) != "", "the task to end")
+        calls = list(app.query(CallBlock))
+        assert [(b.entry.name, b.entry.call and b.entry.call.state) for b in calls] == [
+            ("create_plan", CallState.COMPLETED),
+            ("complete_step", CallState.COMPLETED),
+            ("complete_step", CallState.COMPLETED),
+        ]
+        plan = calls[0].query_one(Collapsible)
+        title = str(plan.query_one(CollapsibleTitle).render())
+        assert "create_plan" in title
+        assert "completed" in title
+        assert plan.collapsed
+        await pilot.click(CollapsibleTitle, offset=(2, 0))  # the first block's title
+        await until(pilot, lambda: not plan.collapsed, "the block to open")
+        shown = [str(w.render()) for w in plan.query(Static)]
+        assert any(text.startswith("Plan created with 2 steps") for text in shown)
+        arguments = plan.query_one(Tree)
+        assert str(arguments.root.label) == "arguments"
+        lines = list(app.query(ModelLine))
+        assert len(lines) == 3
+        assert all(" in · " in str(line.query_one(Static).render()) for line in lines)
+        await pilot.press("f3")
+        await until(pilot, lambda: isinstance(app.screen, CallsScreen), "the timeline")
+        rows = [str(row.render()) for row in app.screen.query(".call-row")]
+        assert [row.split()[1] for row in rows] == [
+            "test",
+            "create_plan",
+            "test",
+            "complete_step",
+            "complete_step",
+            "test",
+        ]
+        totals = str(app.screen.query_one("#call-totals").render())
+        assert totals.startswith("model calls 3 · tool calls 3 · tokens ")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, CallsScreen), "the timeline to close")
 
 
 @pytest.mark.parametrize("how", ["click", "key"])
@@ -259,8 +309,13 @@ async def test_a_server_restart_mid_task_shows_a_banner_and_every_event_once(
             context=as_participant("alice"),
         )
         # Exactly what the task holds: every message once (the one saying a new plan is in
-        # the plan panel), the answer once.
-        held = [m.message_id for m in task.history if not m.parts[0].text.startswith(PLAN)]
+        # the plan panel; a call's start and end are one block), the answer once.
+        held: list[str] = []
+        for message in task.history:
+            told = [f"call:{c.call_id}" for c in calls_in(message)]
+            if not told and not message.parts[0].text.startswith(PLAN):
+                held.append(message.message_id)
+            held.extend(c for c in told if c not in held)
         assert [e.id for e in shown if e.kind != "artifact"] == held
         assert texts(app, "artifact") == ["Done after the wait."]
 

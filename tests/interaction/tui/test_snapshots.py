@@ -1,7 +1,8 @@
 """How the main screens look, as SVG screenshots compared with the reviewed ones in
 `__snapshots__/` (syrupy; `pytest --snapshot-update` rewrites them after a change of look,
 to be reviewed in the diff). Each is the real app against a real harness, at rest: the
-screen shows no id, port or time, so it is the same on every run."""
+screen shows no id, port or time, so it is the same on every run (how long each call took
+is measured, so the shots show every call at `MEASURED_MS`)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ from tests.interaction.tui.pilot import connected, type_and_send, until
 from tests.interaction.tui.test_app import ASK_COLOUR, PLAN_THEN_ANSWER
 from tests.support import running_harness
 from tiny_harness.interaction.tui.app import TinyHarnessApp
+from tiny_harness.interaction.tui.widgets.blocks import Block
 from tiny_harness.interaction.tui.widgets.composer import Composer
 from tiny_harness.interaction.tui.widgets.task_list import TaskList, badge
 
 SNAPSHOT_SIZE = (110, 32)
+MEASURED_MS = 25
 
 A2UI_FORM = """
 turns:
@@ -97,10 +100,20 @@ async def screen_after(
                 )
 
             await until(pilot, at_rest, settled)
+            await same_durations(app)
             app.query_one(Composer).cursor_blink = False  # the cursor shown, always
             await pilot.wait_for_scheduled_animations()
             await pilot.pause(0.3)  # let the last redraw land
             return app.export_screenshot()
+
+
+async def same_durations(app: TinyHarnessApp) -> None:
+    """Every call block shows its call as taking `MEASURED_MS`."""
+    for block in app.query(Block):
+        call = block.entry.call
+        if call is not None and call.duration_ms is not None:
+            shown = call.model_copy(update={"duration_ms": MEASURED_MS})
+            await block.update_entry(block.entry.model_copy(update={"call": shown}))
 
 
 async def test_conversation_with_a_plan(

@@ -16,12 +16,14 @@ from a2a.types import (
     TaskArtifactUpdateEvent,
     TaskState,
 )
+from google.protobuf.json_format import ParseDict
 from google.protobuf.struct_pb2 import Value
 
+from tests.interaction.streams import CONVERSATIONS, load
 from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE
 from tiny_harness.harness.tasks.extension import TaskExtensionData, TaskRef, with_ext
 from tiny_harness.harness.tasks.plan import Plan, Step, StepState
-from tiny_harness.interaction.tui.timeline import PLAN_MEDIA_TYPE, Timeline
+from tiny_harness.interaction.tui.timeline import PLAN_MEDIA_TYPE, Entry, Timeline
 from tiny_harness.service.durable.workflows.events import (
     agent_message,
     apply_event,
@@ -230,3 +232,42 @@ def test_parts_it_cannot_draw_become_placeholders_naming_kind_and_media_type() -
         ("placeholder", "empty", "", "", None, ""),
     ]
     assert entry.parts[3].data == {"rows": 2}
+
+
+def seen_as(timeline: Timeline) -> dict[str, object]:
+    """What the timeline shows, in the renderer-neutral form of tests/interaction/streams.py
+    (the web's reducer test writes the same)."""
+
+    def text(entry: Entry) -> str:
+        return "".join(
+            p.text if p.kind == "markdown" else f"[{p.kind} {p.media_type}]" for p in entry.parts
+        )
+
+    def line(entry: Entry) -> str:
+        if entry.kind == "call" and entry.call is not None:
+            call = entry.call
+            return f"call {call.kind.value} {call.name}: {call.state.value}"
+        if entry.kind == "artifact":
+            return f"artifact {entry.name}: {text(entry)}"
+        if entry.kind == "surface":
+            return f"surface {entry.surface_id}"
+        options = f" [{'|'.join(entry.options)}]" if entry.options else ""
+        return f"{entry.kind}: {text(entry)}{options}"
+
+    return {
+        "state": timeline.state_name,
+        "entries": [line(e) for e in timeline.entries],
+        "plan": [f"{s.id}: {s.status}" for s in timeline.steps()],
+    }
+
+
+@pytest.mark.parametrize("name", sorted(CONVERSATIONS))
+def test_each_recorded_stream_folds_into_the_view_a_person_must_see(name: str) -> None:
+    recorded = load(name)
+    timeline = Timeline()
+    events = recorded["events"]
+    assert isinstance(events, list)
+    for event in events:
+        assert isinstance(event, dict)
+        timeline.apply(ParseDict(event, StreamResponse()))
+    assert seen_as(timeline) == recorded["view"]

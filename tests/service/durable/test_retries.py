@@ -13,11 +13,13 @@ from temporalio.client import Client
 from tests.service.durable import plugin_hooks
 from tests.service.durable.test_extension_points import CALCULATOR, NAMESPACE, write_plugin
 from tests.support import (
+    call_events,
     collect,
     llm_requests,
     running_harness,
     send_request,
     states,
+    streamed_messages,
     tool_output,
 )
 from tiny_harness.harness.models.llm import ToolResultItem
@@ -112,3 +114,10 @@ async def test_non_idempotent_tool_is_not_retried_and_the_model_hears_why(
     assert divide.is_error
     expected = "tool_not_retried: calc.divide failed and is not retried"
     assert tool_output(divide.text).startswith(expected)
+    # The stream tells each call once, however many attempts it took, and how it ended.
+    ended = [e for e in call_events(streamed_messages(events)) if e.state != "started"]
+    tools = [(e.name, e.state.value) for e in ended if e.kind == "tool"]
+    assert tools == [("load_skill", "completed"), ("calc.divide", "not_retried")]
+    told = next(e for e in ended if e.name == "calc.divide")
+    assert told.result is not None
+    assert told.result.startswith(expected)

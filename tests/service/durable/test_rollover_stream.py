@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from a2a.client import Client as A2AClient
 from a2a.helpers import get_message_text
-from a2a.types import StreamResponse, SubscribeToTaskRequest
+from a2a.types import Role, StreamResponse, SubscribeToTaskRequest, Task
 from temporalio.client import Client
 
 from tests.support import (
@@ -49,6 +49,11 @@ SCRIPT = (
 
 def wire(events: list[StreamResponse]) -> list[bytes]:
     return [event.SerializeToString(deterministic=True) for event in events]
+
+
+def last_from_user(task: Task) -> str:
+    """The text of the last message a person sent (the agent's calls may follow it)."""
+    return get_message_text([m for m in task.history if m.role == Role.ROLE_USER][-1])
 
 
 def said(events: list[StreamResponse]) -> list[str]:
@@ -134,11 +139,11 @@ async def test_readers_streaming_across_continue_as_new_see_every_event_once(
     # its history), then every later event: a suffix of the log, each event once, in order.
     opened, *after = followed
     assert opened.HasField("task")
-    assert get_message_text(opened.task.history[-1]) == "yes"
+    assert last_from_user(opened.task) == "yes"
     assert after, "the subscriber saw nothing after the task it opened with"
     assert after == log[len(log) - len(after) :], "the subscriber missed or reordered an event"
     # The replying client gets the task as it took the reply, then every later event.
     snapshot, *rest = replied
     assert snapshot.HasField("task")
-    assert get_message_text(snapshot.task.history[-1]) == "yes"
+    assert last_from_user(snapshot.task) == "yes"
     assert rest == log[len(first) :], "the replying client missed, repeated or reordered one"

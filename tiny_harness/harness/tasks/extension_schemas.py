@@ -1,12 +1,12 @@
-"""Write, or check, the committed JSON schemas of the task and channel extensions.
+"""Write, or check, the committed JSON schemas of the task, call and channel extensions.
 
 Run with: `python -m tiny_harness.harness.tasks.extension_schemas [--check | --write] [--dir D]`
 
-The schemas in docs/a2a/ext/ are generated from the models in `task_ext` and in
-`harness.channels.extension`; other agents, renderers and the contract tests read the
-committed files, so a model change must come with regenerated files. `--write` regenerates
-them; `--check` (the default) exits 1 with a diff summary when a committed file is missing
-or differs from what the models generate.
+The schemas in docs/a2a/ext/ are generated from the models in `harness.tasks.extension`,
+`harness.tasks.calls` and `harness.channels.extension`; other agents, renderers and the
+contract tests read the committed files, so a model change must come with regenerated
+files. `--write` regenerates them; `--check` (the default) exits 1 with a diff summary
+when a committed file is missing or differs from what the models generate.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from pydantic import JsonValue
 
 from tiny_harness.harness.channels.extension import SCHEMA_FILE as CHANNEL_SCHEMA_FILE
 from tiny_harness.harness.channels.extension import channel_message_schema
+from tiny_harness.harness.tasks.calls import SCHEMA_FILE as CALL_SCHEMA_FILE
+from tiny_harness.harness.tasks.calls import call_event_schema
 from tiny_harness.harness.tasks.extension import event_envelope_schema, task_extension_schema
 
 # The repository's docs/a2a/ext/, found from this file (tiny_harness/harness/core/).
@@ -41,6 +43,7 @@ def rendered_schemas() -> dict[str, str]:
         "task.schema.json": render(task_extension_schema()),
         "event.schema.json": render(event_envelope_schema()),
         CHANNEL_SCHEMA_FILE: render(channel_message_schema()),
+        CALL_SCHEMA_FILE: render(call_event_schema()),
     }
 
 

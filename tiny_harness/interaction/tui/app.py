@@ -46,6 +46,7 @@ from tiny_harness.interaction.tui import DEFAULT_URL
 from tiny_harness.interaction.tui.a2ui import A2uiSurface
 from tiny_harness.interaction.tui.connection import AgentConnection
 from tiny_harness.interaction.tui.keys import KEYS, OPTION_KEYS
+from tiny_harness.interaction.tui.screens.calls import CallsScreen
 from tiny_harness.interaction.tui.screens.card import CardScreen
 from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
 from tiny_harness.interaction.tui.timeline import Change, Timeline
@@ -441,6 +442,11 @@ class TinyHarnessApp(App[None]):
             self.notify("Not connected yet.", severity="warning")
             return
         self.push_screen(CardScreen(self.connection.card))
+
+    def action_show_calls(self) -> None:
+        """Show the open task's model and tool calls on a timeline, with their totals."""
+        entries = self.timeline.entries if self.timeline else []
+        self.push_screen(CallsScreen([e.call for e in entries if e.call is not None]))
 
     def action_focus_tasks(self) -> None:
         """Move to the task list."""

@@ -13,6 +13,7 @@ KEYS: Final[tuple[tuple[str, str, str], ...]] = (
     ("ctrl+x", "cancel_task", "Cancel task"),
     ("ctrl+r", "refresh", "Refresh tasks"),
     ("f2", "show_card", "Agent card"),
+    ("f3", "show_calls", "Timeline"),
     ("ctrl+t", "focus_tasks", "Task list"),
     ("escape", "focus_composer", "Message box"),
     ("ctrl+b", "focus_conversation", "Conversation"),

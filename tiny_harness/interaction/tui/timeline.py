@@ -12,8 +12,10 @@ What each part becomes (`PartView`): text as Markdown; a data part as a JSON tre
 URL as its name, media type and link; A2UI messages update a surface (`surfaces`) and add
 one surface entry where the surface first appears; the plan part (`PLAN_MEDIA_TYPE`)
 updates `plan`, the task extension part (`TASK_MEDIA_TYPE`, as in `Task.metadata`) the plan
-and `sub_tasks` with their states; our extensions' other parts (a question's options, its
-help request) are read, not shown; anything else is a placeholder naming its kind and media type.
+and `sub_tasks` with their states; a call part (`CALL_MEDIA_TYPE`) adds one "call" entry
+per call where it starts, which its end then updates; our extensions' other parts (a
+question's options, its help request) are read, not shown; anything else is a placeholder
+naming its kind and media type.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE
 from tiny_harness.harness.channels.extension import CHANNEL_MEDIA_TYPE
 from tiny_harness.harness.protocol.data_parts import media_essence
+from tiny_harness.harness.tasks.calls import CALL_MEDIA_TYPE, CallEvent, CallState
 from tiny_harness.harness.tasks.extension import TASK_EXT_KEY, TASK_MEDIA_TYPE, TaskRef
 from tiny_harness.harness.tasks.plan import PLAN_MEDIA_TYPE, PLAN_TEXT_PREFIX, Plan
 from tiny_harness.harness.tasks.states import FINAL
@@ -59,7 +62,7 @@ class Entry(BaseModel):
 
     model_config = _FROZEN
     id: str
-    kind: Literal["user", "agent", "question", "auth", "final", "artifact", "surface"]
+    kind: Literal["user", "agent", "question", "auth", "final", "artifact", "surface", "call"]
     parts: tuple[PartView, ...] = ()
     options: tuple[str, ...] = ()
     name: str = ""
@@ -67,6 +70,8 @@ class Entry(BaseModel):
     state: str = ""
     complete: bool = True
     """For an artifact: whether its last chunk has come."""
+    call: CallEvent | None = None
+    """For a call: the call as last told."""
 
 
 class StepView(BaseModel):
@@ -255,6 +260,8 @@ class Timeline:
                 if essence == TASK_MEDIA_TYPE:
                     self._extension(value, draft)
                     continue
+                if essence == CALL_MEDIA_TYPE and self._call(value, draft):
+                    continue
                 if essence in _READ_NOT_SHOWN:
                     continue
                 if message.role == Role.ROLE_AGENT and (listed := _options(value)) is not None:
@@ -284,6 +291,26 @@ class Timeline:
             self._add(Entry(id=f"a2ui:{surface_id}", kind="surface", surface_id=surface_id), draft)
         model.apply(value)
         draft.surfaces.append(surface_id)
+
+    def _call(self, value: JsonValue, draft: _Draft) -> bool:
+        """Take a call part in; whether it held a call (its entry shows it)."""
+        try:
+            call = CallEvent.model_validate(value)
+        except ValidationError:
+            return False
+        key = f"call:{call.call_id}"
+        known = self._index.get(key)
+        if known is None:
+            self._add(Entry(id=key, kind="call", name=call.name, call=call), draft)
+            return True
+        old = self.entries[known]
+        ended = old.call is not None and old.call.state is not CallState.STARTED
+        if old.call == call or (ended and call.state is CallState.STARTED):
+            return True  # told before (a replay), or a start after its end
+        entry = old.model_copy(update={"name": call.name, "call": call})
+        self.entries[known] = entry
+        draft.updated.append(entry)
+        return True
 
     def _plan(self, value: JsonValue, draft: _Draft) -> bool:
         """Take a plan part in; whether it held a plan (the panel shows it)."""

@@ -171,6 +171,9 @@ class TaskStart(BaseModel, frozen=True):
     """The task fails once it (with its sub-tasks on this harness) used more tokens."""
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Prices per model name, for the task's cost (none: no cost is counted)."""
+    show_call_details: bool = True
+    """Tool and model calls on the task's stream show their masked arguments and results;
+    False: only names and outcomes."""
     assignment: Assignment | None = None
     """Set for a task assigned to a participant: they do the work, not the model."""
     carried: TaskRun | None = None

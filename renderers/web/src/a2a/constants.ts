@@ -8,6 +8,8 @@ export const TASK_MEDIA_TYPE = "application/vnd.tiny-harness.task+json";
 export const PLAN_MEDIA_TYPE = "application/vnd.tiny-harness.plan+json";
 /** How a new plan's message begins its text: the plan, for clients that read text only. */
 export const PLAN_TEXT_PREFIX = "Plan:\n";
+/** A model or tool call, told as it starts and as it ends (docs/a2a/ext/call.schema.json). */
+export const CALL_MEDIA_TYPE = "application/vnd.tiny-harness.call+json";
 export const CHANNEL_MEDIA_TYPE = "application/vnd.tiny-harness.channel+json";
 /** Where `Task.metadata` keeps the harness's task extension. */
 export const TASK_EXT_KEY = "io.github.madarauchiha-314.tiny-harness/task";

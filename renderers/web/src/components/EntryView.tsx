@@ -2,6 +2,7 @@ import { Bot, KeyRound, MessageCircleQuestion, Package } from "lucide-react";
 import { memo } from "react";
 
 import { A2uiSurfaceEntry } from "@/components/A2ui";
+import { CallView } from "@/components/CallView";
 import { PartList } from "@/components/PartList";
 import { cn } from "@/lib/utils";
 import type { Entry } from "@/model/timeline";
@@ -22,6 +23,8 @@ export const EntryView = memo(function EntryView({ entry }: { entry: Entry }) {
           </div>
         </div>
       );
+    case "call":
+      return entry.call === null ? null : <CallView call={entry.call} />;
     case "surface":
       return (
         <div data-entry="surface">

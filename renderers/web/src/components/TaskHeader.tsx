@@ -1,4 +1,4 @@
-import { Square } from "lucide-react";
+import { ChartGantt, Square } from "lucide-react";
 import { useState } from "react";
 
 import { Badge } from "@/components/ui/badge";
@@ -6,8 +6,23 @@ import { Button } from "@/components/ui/button";
 import { isFinal, stateLabel } from "@/model/states";
 import type { TaskView } from "@/model/timeline";
 
-/** The open task's title and state, and the way to cancel it (asked twice) while it runs. */
-export function TaskHeader({ view, title, onCancel }: { view: TaskView; title: string; onCancel: () => void }) {
+/**
+ * The open task's title and state, the button that shows its calls' timeline, and the way to
+ * cancel it (asked twice) while it runs.
+ */
+export function TaskHeader({
+  view,
+  title,
+  onCancel,
+  timeline,
+  onTimeline,
+}: {
+  view: TaskView;
+  title: string;
+  onCancel: () => void;
+  timeline: boolean;
+  onTimeline: () => void;
+}) {
   const [label, tone] = stateLabel(view.state);
   const [asking, setAsking] = useState(false);
   const running = view.taskId !== "" && !isFinal(view.state);
@@ -20,6 +35,9 @@ export function TaskHeader({ view, title, onCancel }: { view: TaskView; title: s
       <Badge tone={tone} data-state={label}>
         {label}
       </Badge>
+      <Button variant={timeline ? "secondary" : "ghost"} size="sm" onClick={onTimeline} aria-pressed={timeline}>
+        <ChartGantt className="size-3.5" /> Timeline
+      </Button>
       {running && !asking && (
         <Button variant="outline" size="sm" onClick={() => setAsking(true)} data-action="cancel">
           <Square className="size-3" /> Cancel

@@ -14,7 +14,8 @@
  * as its name, media type and link; A2UI messages go, in order, to `a2ui` (drawn by the
  * official renderer) and add one surface entry where a surface first appears; the plan part
  * and the task extension part update `plan` and `subTasks`; a question's options become the
- * entry's `options`; anything else is a placeholder naming its kind and media type.
+ * entry's `options`; a call part adds one "call" entry per call where it starts, which its end
+ * then updates; anything else is a placeholder naming its kind and media type.
  */
 
 import { Role, TaskState } from "@a2a-js/sdk";
@@ -22,12 +23,14 @@ import type { Artifact, Message, Part, StreamResponse, Task } from "@a2a-js/sdk"
 
 import {
   A2UI_MEDIA_TYPE,
+  CALL_MEDIA_TYPE,
   CHANNEL_MEDIA_TYPE,
   PLAN_MEDIA_TYPE,
   PLAN_TEXT_PREFIX,
   TASK_EXT_KEY,
   TASK_MEDIA_TYPE,
 } from "@/a2a/constants";
+import { laterCall, readCall, type CallView } from "@/model/calls";
 import { isFinal, mediaEssence } from "@/model/states";
 import { readPlan, readTaskExtension, type Plan, type TaskRef } from "@/model/task-ext";
 
@@ -39,7 +42,15 @@ export type PartView =
   /** A person's A2UI action (a button pressed), as the agent receives it. */
   | { kind: "action"; name: string; context: Record<string, unknown> };
 
-export type EntryKind = "user" | "agent" | "question" | "auth" | "final" | "artifact" | "surface";
+export type EntryKind =
+  | "user"
+  | "agent"
+  | "question"
+  | "auth"
+  | "final"
+  | "artifact"
+  | "surface"
+  | "call";
 
 /** One block of the conversation. */
 export interface Entry {
@@ -56,6 +67,8 @@ export interface Entry {
   readonly complete: boolean;
   /** A message this client sent that the agent has not echoed yet. */
   readonly pending: boolean;
+  /** A call entry's call, as last told. */
+  readonly call: CallView | null;
 }
 
 /** One task as the UI shows it. */
@@ -271,6 +284,13 @@ function foldMessage(draft: Draft, message: Message, state: TaskState, pending =
         foldExtension(draft, value);
         continue;
       }
+      if (essence === CALL_MEDIA_TYPE) {
+        const call = readCall(value);
+        if (call !== null) {
+          foldCall(draft, call);
+          continue;
+        }
+      }
       if (essence === CHANNEL_MEDIA_TYPE) continue;
       const listed = message.role === Role.ROLE_AGENT ? optionsOf(value) : null;
       if (listed !== null) {
@@ -293,6 +313,7 @@ function foldMessage(draft: Draft, message: Message, state: TaskState, pending =
       surfaceId: "",
       complete: true,
       pending,
+      call: null,
     });
   }
   for (const ui of drawn) foldA2ui(draft, ui); // after the text that introduces the surface
@@ -300,6 +321,29 @@ function foldMessage(draft: Draft, message: Message, state: TaskState, pending =
 
 function saysThePlan(part: PartView): boolean {
   return part.kind === "markdown" && part.text.startsWith(PLAN_TEXT_PREFIX);
+}
+
+function foldCall(draft: Draft, call: CallView): void {
+  const id = `call:${call.callId}`;
+  const known = draft.indexOf(id);
+  const old = draft.entries[known];
+  if (old === undefined) {
+    draft.addEntry({
+      id,
+      kind: "call",
+      parts: [],
+      options: [],
+      name: call.name,
+      surfaceId: "",
+      complete: call.state !== "started",
+      pending: false,
+      call,
+    });
+    return;
+  }
+  const next = old.call === null ? call : laterCall(old.call, call);
+  if (next === old.call || JSON.stringify(next) === JSON.stringify(old.call)) return;
+  draft.replaceEntry(known, { ...old, name: next.name, complete: next.state !== "started", call: next });
 }
 
 function foldA2ui(draft: Draft, value: unknown): void {
@@ -317,6 +361,7 @@ function foldA2ui(draft: Draft, value: unknown): void {
     surfaceId,
     complete: true,
     pending: false,
+    call: null,
   });
 }
 
@@ -335,6 +380,7 @@ function foldArtifact(draft: Draft, artifact: Artifact, append: boolean, last: b
       surfaceId: "",
       complete: last,
       pending: false,
+      call: null,
     });
     return;
   }

@@ -24,6 +24,7 @@ from tiny_harness.interaction.tui.widgets.blocks import (
     SurfaceBlock,
     block_for,
 )
+from tiny_harness.interaction.tui.widgets.call_block import call_block_for
 
 __all__ = ["Conversation"]
 
@@ -107,7 +108,10 @@ class Conversation(VerticalScroll):
                 last.add(entry)
                 self._blocks[entry.id] = last
                 continue
-            block = block_for(entry, timeline.surfaces)
+            if entry.kind == "call":
+                block = call_block_for(entry)
+            else:
+                block = block_for(entry, timeline.surfaces)
             self._blocks[entry.id] = block
             self._order.append(block)
             new.append(block)

@@ -100,6 +100,8 @@ class ToolOutcome(BaseModel, frozen=True):
 
     result: ToolResult
     command: WorkflowCommand | None = None
+    vetoed: bool = False
+    """A tool.invoked.pre hook refused the call: `result` says why, and it never ran."""
 
 
 def _aborted(error: HookAbort) -> ApplicationError:
@@ -253,7 +255,7 @@ class TaskActivities:
             pre = await hooks.run(_pre(Operation.TOOL_INVOKED), pre)
         except HookAbort as error:
             text = f"refused by hook: {error.reason.code}: {error.reason.message}"
-            return ToolOutcome(result=_error(data.call, text))
+            return ToolOutcome(result=_error(data.call, text), vetoed=True)
         async with heartbeating():
             outcome = await self._run_tool(pre.call, data)
         post = ToolInvokedPost(**pre.model_dump(), result=outcome.result)

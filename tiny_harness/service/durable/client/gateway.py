@@ -75,6 +75,7 @@ class TaskGateway:
         retries: RetryPolicies | None = None,
         max_model_calls: int = 100,
         max_task_tokens: int | None = None,
+        show_call_details: bool = True,
         prices: Mapping[str, ModelPrice] | None = None,
         redactor: Redactor | None = None,
         update_rpc_timeout: timedelta | None = None,
@@ -92,6 +93,7 @@ class TaskGateway:
         self._retries = retries or RetryPolicies()
         self._max_model_calls = max_model_calls
         self._max_task_tokens = max_task_tokens
+        self._show_call_details = show_call_details
         self._prices = dict(prices or {})
         self._update_rpc_timeout = update_rpc_timeout
         self._searchable = searchable
@@ -111,6 +113,7 @@ class TaskGateway:
             retries=self._retries,
             max_model_calls=self._max_model_calls,
             max_task_tokens=self._max_task_tokens,
+            show_call_details=self._show_call_details,
             prices=self._prices,
         )
         searchable = self._searchable

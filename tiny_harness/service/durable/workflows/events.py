@@ -47,6 +47,11 @@ def agent_message(
         value = Value()
         value.struct_value.update(data)
         parts.append(Part(data=value, media_type=media_type))
+    return agent_parts(task, message_id, parts)
+
+
+def agent_parts(task: Task, message_id: str, parts: list[Part]) -> Message:
+    """An agent message on `task` made of `parts`."""
     return Message(
         message_id=message_id,
         role=Role.ROLE_AGENT,

@@ -23,9 +23,14 @@ def after_model_call(
     usage: TaskUsage, response: LLMResponse, prices: Mapping[str, ModelPrice]
 ) -> TaskUsage:
     """`usage` with one answered model call, priced by the model that answered it."""
-    price = price_of(prices, response.model)
-    cost = price.cost(response.usage) if price is not None else None
+    cost = cost_of(response, prices)
     return usage.model_copy(update={"own": usage.own.plus_call(response.usage, cost)})
+
+
+def cost_of(response: LLMResponse, prices: Mapping[str, ModelPrice]) -> float | None:
+    """What the call that gave `response` cost; None when its model has no price."""
+    price = price_of(prices, response.model)
+    return price.cost(response.usage) if price is not None else None
 
 
 def after_tool_call(usage: TaskUsage) -> TaskUsage:

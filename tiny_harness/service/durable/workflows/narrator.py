@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
 
     from tiny_harness.harness.channels.extension import help_request
     from tiny_harness.harness.tasks import states as task_states
+    from tiny_harness.harness.tasks.calls import CallEvent, call_part
     from tiny_harness.harness.tasks.plan import PLAN_MEDIA_TYPE, Plan
     from tiny_harness.service.durable import search_attributes
     from tiny_harness.service.durable.payloads import PendingQuestion
@@ -92,6 +93,15 @@ class Narrator:
         task = self._log.task
         message = events.agent_message(task, str(workflow.uuid4()), text)
         message.parts.extend(extra)
+        self._log.record(events.status_event(task, task.status.state, workflow.now(), message))
+
+    def call(self, event: CallEvent) -> None:
+        """A model or tool call starting or ending, told in the task's current state (its
+        message holds only the call's data part); nothing once the task is final."""
+        if self.final:
+            return
+        task = self._log.task
+        message = events.agent_parts(task, str(workflow.uuid4()), [call_part(event)])
         self._log.record(events.status_event(task, task.status.state, workflow.now(), message))
 
     def complete(self, answer: str) -> None:

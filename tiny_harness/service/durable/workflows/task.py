@@ -6,13 +6,12 @@
                           INPUT_REQUIRED wait      invoke_tool xN ◄─── yes
     every step appends A2A events to the task's log ──► persist (local activity) ──► store
 
-The workflow holds state and awaits activities or conditions: no I/O, no clock, no
-randomness. It owns its state: the task and its log are `TaskLog`'s, the rest is one
-`LoopState` it replaces with each change; its helpers read them and return what changed,
-and the workflow applies it (`_apply_*`, ...). A message is in history once `inbox`
-returns, and what the task recorded on taking it is in the store, so the server answers
-its sender from the store. Readers (streams, subscriptions, GetTask) read the store, which
-wakes them as the log grows, so watching a task adds nothing to its history.
+The workflow holds state and awaits activities or conditions (no I/O, clock or randomness).
+It owns its state: the task and its log are `TaskLog`'s, the rest one `LoopState` replaced
+with each change; helpers read them and return what changed, which the workflow applies
+(`_apply_*`, ...). A message is in history once `inbox` returns, with what the task
+recorded on taking it in the store, so the server answers its sender from the store.
+Readers (streams, GetTask) read the store, which wakes them: watching adds no history.
 """
 
 from __future__ import annotations
@@ -111,8 +110,9 @@ class TaskWorkflow:
             stopping=lambda: self._cancel_requested or self._hooks.abort_reason is not None,
         )
         self._inbox = Inbox(self._delegation)
-        self._model = ModelCaller(start, self._attempts)
-        self._tools = ToolRunner(start, self._attempts, cancelled=lambda: self._cancel_requested)
+        tell = self._narrator.call  # each model and tool call, as it starts and ends
+        self._model = ModelCaller(start, self._attempts, tell)
+        self._tools = ToolRunner(start, self._attempts, tell, lambda: self._cancel_requested)
 
     # ---- run ---------------------------------------------------------------------------
 
@@ -191,6 +191,7 @@ class TaskWorkflow:
 
     async def _call_llm(self) -> LLMResponse:
         """Prepare the turn (compacting first when compaction.trigger asks), call the model."""
+        self._model.begin(self._loop.llm_calls + 1)  # told with the preparation's write
         prepared, assembled = await self._preparer.prepare(self._assemble_input())
         self._taken_in(prepared)
         if assembled.compact:
@@ -393,8 +394,7 @@ class TaskWorkflow:
         return TaskSnapshot(task=self._log.task, version=self._log.next_seq)
 
     async def _quiesce(self) -> None:
-        """Wait until every handler has finished and all they recorded is written: the run
-        may end after this, with nothing of its log left behind (no await may follow)."""
+        """Wait until every handler is done and all they recorded is written (no await after)."""
         while True:
             await workflow.wait_condition(workflow.all_handlers_finished)
             if not self._writer.due:
