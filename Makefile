@@ -9,7 +9,8 @@ BIN    := $(VENV)/bin
 ARGS   ?=
 WEB    := renderers/web
 WEB_SRC := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
-	$(wildcard $(WEB)/index.html $(WEB)/*.json $(WEB)/*.config.ts $(WEB)/*.config.js)
+	$(wildcard $(WEB)/index.html $(WEB)/*.json $(WEB)/*.config.ts $(WEB)/*.config.js) \
+	$(wildcard docs/a2a/ext/*.schema.json)
 NPM    := $(shell command -v npm 2>/dev/null)
 
 .PHONY: serve test lint clean web web-test chromium

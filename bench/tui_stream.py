@@ -33,32 +33,47 @@ from pathlib import Path
 from a2a.types import StreamResponse
 
 from tiny_harness.interaction.tui.app import TinyHarnessApp
-from tiny_harness.interaction.tui.timeline import Change, Timeline
+from tiny_harness.interaction.tui.connection import AgentConnection
+from tiny_harness.interaction.tui.session import TaskSession
+from tiny_harness.interaction.tui.timeline import Timeline
 from tiny_harness.service.http import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+class TimedSession(TaskSession):
+    """The real session, noting when each event it hands the app reaches the screen."""
+
+    def __init__(self, app: TimedApp) -> None:
+        super().__init__(app.url, "", _open, app)
+        self._app = app
+
+    async def apply(self, timeline: Timeline, event: StreamResponse) -> None:
+        arrived = time.perf_counter()
+        emitted = _emitted_ns(event)
+        await super().apply(timeline, event)
+        app = self._app
+
+        def shown() -> None:
+            app.arrival_ms.append((time.perf_counter() - arrived) * 1000)
+            if emitted:
+                app.emit_ms.append((time.time_ns() - emitted) / 1e6)
+
+        app.call_after_refresh(shown)
+
+
 class TimedApp(TinyHarnessApp):
-    """The real app, noting when each event it draws reaches the screen."""
+    """The real app, with a session that times what it draws."""
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
         self.arrival_ms: list[float] = []
         self.emit_ms: list[float] = []
+        self.session = TimedSession(self)
 
-    async def _apply(self, timeline: Timeline, event: StreamResponse) -> Change:
-        arrived = time.perf_counter()
-        emitted = _emitted_ns(event)
-        change = await super()._apply(timeline, event)
 
-        def shown() -> None:
-            self.arrival_ms.append((time.perf_counter() - arrived) * 1000)
-            if emitted:
-                self.emit_ms.append((time.time_ns() - emitted) / 1e6)
-
-        self.call_after_refresh(shown)
-        return change
+async def _open(url: str, participant: str) -> AgentConnection:
+    return await AgentConnection.open(url, participant=participant)
 
 
 def _emitted_ns(event: StreamResponse) -> int:

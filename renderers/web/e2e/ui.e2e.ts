@@ -12,6 +12,7 @@ import { createHash, randomBytes } from "node:crypto";
 
 import { launch, screenshot } from "./browser";
 import { startHarness, type Harness } from "./harness";
+import { startHeldModel, type HeldModel } from "./held-model";
 
 const url = inject("harnessUrl");
 let browser: Browser;
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 /** The UI in a fresh browser profile, speaking as `participant`. */
-async function openUi(participant: string, path = "/ui/"): Promise<Page> {
+async function openUi(participant: string, path = "/ui/", base = url): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   contexts.push(context);
   await context.addInitScript((who) => {
@@ -37,7 +38,7 @@ async function openUi(participant: string, path = "/ui/"): Promise<Page> {
   }, participant);
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  await page.goto(url + path);
+  await page.goto(base + path);
   await page.locator('[aria-label="connected"]').waitFor();
   return page;
 }
@@ -181,24 +182,6 @@ describe("the web UI", () => {
     await screenshot(page, "canceled");
   });
 
-  it("reopens the task after a reload mid-task and sees it finish, nothing shown twice", async () => {
-    const page = await openUi(unique("reload"));
-    await send(page, "Make a plan");
-    await page.locator('[data-step="done"]').filter({ hasText: "Look around" }).waitFor();
-    await stateIs(page, "working");
-    await page.reload();
-    await page.locator('[data-entry]').filter({ hasText: "Planning." }).waitFor();
-    await page.getByText("The plan is done.").waitFor({ timeout: 30_000 });
-    await stateIs(page, "completed");
-    expect(await userTexts(page)).toEqual(["Make a plan"]);
-    await expect(page.locator("[data-entry]").filter({ hasText: "Planning." }).count()).resolves.toBe(1);
-    expect(await page.locator("[data-step]").evaluateAll((steps) => steps.map((s) => s.getAttribute("data-step")))).toEqual([
-      "done",
-      "done",
-    ]);
-    await screenshot(page, "reloaded-and-finished");
-  });
-
   it("shows a sub-task's row with its agent and the state it reached", async () => {
     const page = await openUi(unique("sub"));
     await send(page, "Buy socks");
@@ -210,22 +193,6 @@ describe("the web UI", () => {
     expect(await row.first().innerText()).toContain("self");
     await row.first().getByText("completed").waitFor();
     await screenshot(page, "sub-task");
-  });
-
-  it("resubscribes after the connection drops mid-task and misses nothing", async () => {
-    const page = await openUi(unique("drop"));
-    await send(page, "Make a plan");
-    await page.locator('[data-step="done"]').filter({ hasText: "Look around" }).waitFor();
-    await page.context().setOffline(true); // the open stream breaks, and every call fails
-    await page.locator("[data-banner=offline]").waitFor();
-    await screenshot(page, "connection-dropped");
-    await page.context().setOffline(false);
-    await page.getByText("The plan is done.").waitFor({ timeout: 30_000 });
-    await page.locator("[data-banner=offline]").waitFor({ state: "detached" });
-    await stateIs(page, "completed");
-    expect(await userTexts(page)).toEqual(["Make a plan"]);
-    await expect(page.locator("[data-entry]").filter({ hasText: "Planning." }).count()).resolves.toBe(1);
-    await expect(page.locator("[data-entry]").filter({ hasText: "Step look done" }).count()).resolves.toBe(1);
   });
 
   it("shows the open task's raw events in the inspector, each opening to its JSON", async () => {
@@ -283,6 +250,68 @@ describe("the web UI", () => {
     expect(await page.getByLabel("Participant id").inputValue()).toBe(bob);
     await page.getByText("No tasks yet.").waitFor();
     await screenshot(page, "another-participant");
+  });
+});
+
+describe("the web UI mid-task, its model held (e2e/held-model.ts)", () => {
+  let model: HeldModel;
+  let held: Harness;
+
+  beforeAll(async () => {
+    model = await startHeldModel();
+    held = await startHarness({
+      TINY_HARNESS_MODEL__PROVIDER: "openai-chat",
+      TINY_HARNESS_MODEL__MODEL: "held",
+      TINY_HARNESS_MODEL__BASE_URL: model.url,
+    });
+  });
+
+  afterAll(async () => {
+    await held.stop();
+    await model.close();
+  });
+
+  it("reopens the task after a reload mid-task and sees it finish, nothing shown twice", async () => {
+    const page = await openUi(unique("reload"), "/ui/", held.url);
+    model.arm();
+    await send(page, "Make a plan");
+    await model.holding(); // the task waits on its model: mid-task by construction
+    await page.locator('[data-step="done"]').filter({ hasText: "Look around" }).waitFor();
+    await stateIs(page, "working");
+    await page.reload();
+    await page.locator("[data-entry]").filter({ hasText: "Planning." }).waitFor();
+    await stateIs(page, "working");
+    model.release();
+    await page.getByText("The plan is done.").waitFor({ timeout: 30_000 });
+    await stateIs(page, "completed");
+    expect(await userTexts(page)).toEqual(["Make a plan"]);
+    await expect(page.locator("[data-entry]").filter({ hasText: "Planning." }).count()).resolves.toBe(1);
+    expect(await page.locator("[data-step]").evaluateAll((steps) => steps.map((s) => s.getAttribute("data-step")))).toEqual([
+      "done",
+      "done",
+    ]);
+    await expect(page.locator('[data-tool="complete_step"]').count()).resolves.toBe(2);
+    await screenshot(page, "reloaded-and-finished");
+  });
+
+  it("resubscribes after the connection drops mid-task and misses nothing", async () => {
+    const page = await openUi(unique("drop"), "/ui/", held.url);
+    model.arm();
+    await send(page, "Make a plan");
+    await model.holding();
+    await page.locator('[data-step="done"]').filter({ hasText: "Look around" }).waitFor();
+    await page.context().setOffline(true); // the open stream breaks, and every call fails
+    await page.locator("[data-banner=offline]").waitFor();
+    await screenshot(page, "connection-dropped");
+    model.release(); // the task finishes while the page cannot hear it
+    await page.context().setOffline(false);
+    await page.getByText("The plan is done.").waitFor({ timeout: 30_000 });
+    await page.locator("[data-banner=offline]").waitFor({ state: "detached" });
+    await stateIs(page, "completed");
+    expect(await userTexts(page)).toEqual(["Make a plan"]);
+    await expect(page.locator("[data-entry]").filter({ hasText: "Planning." }).count()).resolves.toBe(1);
+    await expect(page.locator("[data-entry]").filter({ hasText: "Step look done" }).count()).resolves.toBe(1);
+    await expect(page.locator('[data-tool="complete_step"]').count()).resolves.toBe(2);
   });
 });
 

@@ -4,11 +4,14 @@ the scripted model) or to a plain a2a-sdk agent."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from a2a.types import GetTaskRequest, ListTasksRequest, TaskState
 from temporalio.client import Client
+from textual.pilot import Pilot
 from textual.widgets import Button, Collapsible, Static, Tree
 from textual.widgets.collapsible import CollapsibleTitle
 
@@ -24,6 +27,7 @@ from tests.interaction.tui.pilot import (
     until,
 )
 from tests.support import (
+    HeldLLM,
     as_participant,
     collect,
     delegating_to,
@@ -68,14 +72,13 @@ turns:
   - text: "Not blue, then."
 """
 
-SLOW = """
+HELD = """
 turns:
   - text: "Working on it."
     tool_calls:
       - name: create_plan
         arguments: {steps: [{id: a, name: wait}]}
-  - delay_seconds: 4
-    tool_calls: [{name: complete_step, arguments: {step_id: a, output: waited}}]
+  - tool_calls: [{name: complete_step, arguments: {step_id: a, output: waited}}]
   - text: "Done after the wait."
 """
 
@@ -101,15 +104,39 @@ turns:
 """
 
 
-async def test_a_message_streams_in_as_progress_plan_and_answer(
+@asynccontextmanager
+async def released(llm: HeldLLM) -> AsyncIterator[None]:
+    """The held call is let go on the way out, however the test ends (the worker waits for
+    it before it stops)."""
+    try:
+        yield
+    finally:
+        llm.release.set()
+
+
+def held_after_progress(llm: HeldLLM, app: TinyHarnessApp) -> bool:
+    """The task said it is working and its model now holds the next call: mid-task."""
+    return llm.holding.is_set() and "Working on it." in texts(app, "agent")
+
+
+@asynccontextmanager
+async def answered(
     temporal_client: Client, tmp_path: Path
-) -> None:
+) -> AsyncIterator[tuple[TinyHarnessApp, Pilot[None]]]:
+    """The app once the task "What is the answer?" (`PLAN_THEN_ANSWER`) has ended."""
     async with (
         running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h,
         running_tui(h.url, "alice") as (app, pilot),
     ):
         await type_and_send(pilot, "What is the answer?")
         await until(pilot, lambda: final_state(app) != "", "the task to end")
+        yield app, pilot
+
+
+async def test_a_message_streams_in_as_progress_plan_and_answer(
+    temporal_client: Client, tmp_path: Path
+) -> None:
+    async with answered(temporal_client, tmp_path) as (app, pilot):
         # The list is read on a timer (ListTasks), so it may first show the task working.
         await until(pilot, lambda: "done" in first_row(app), "the list to show the task done")
 
@@ -132,12 +159,7 @@ async def test_a_message_streams_in_as_progress_plan_and_answer(
 async def test_each_tool_call_is_a_block_that_opens_to_its_result_and_f3_shows_the_timeline(
     temporal_client: Client, tmp_path: Path
 ) -> None:
-    async with (
-        running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h,
-        running_tui(h.url, "alice") as (app, pilot),
-    ):
-        await type_and_send(pilot, "What is the answer?")
-        await until(pilot, lambda: final_state(app) != "", "the task to end")
+    async with answered(temporal_client, tmp_path) as (app, pilot):
         calls = list(app.query(CallBlock))
         assert [(b.entry.name, b.entry.call and b.entry.call.state) for b in calls] == [
             ("create_plan", CallState.COMPLETED),
@@ -209,15 +231,21 @@ async def test_a_question_is_answered_by_its_option_and_the_task_completes(
 async def test_cancel_asks_first_and_only_a_yes_cancels(
     temporal_client: Client, tmp_path: Path, answer: str, ending: str
 ) -> None:
+    llm = HeldLLM(HELD, hold_call=2)  # the model is thinking after the plan: mid-task
     async with (
-        running_harness(temporal_client, tmp_path, SLOW) as h,
+        running_harness(temporal_client, tmp_path, "", llm=llm) as h,
         running_tui(h.url, "alice") as (app, pilot),
+        released(llm),
     ):
         await type_and_send(pilot, "take your time")
-        await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
+        await until(pilot, lambda: held_after_progress(llm, app), "the task mid-work")
         await pilot.press("ctrl+x")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         await pilot.press(answer)
+        await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), "the answer")
+        if answer == "n":
+            assert final_state(app) == "", "the task ended while its model was held"
+            llm.release.set()
         await until(pilot, lambda: final_state(app) != "", "the task to end")
 
         assert final_state(app) == f"TASK_STATE_{ending}"
@@ -288,16 +316,19 @@ def app_connection(app: TinyHarnessApp) -> AgentConnection:
 async def test_a_server_restart_mid_task_shows_a_banner_and_every_event_once(
     temporal_client: Client, tmp_path: Path
 ) -> None:
+    llm = HeldLLM(HELD, hold_call=2)
     async with (
-        running_harness(temporal_client, tmp_path, SLOW) as h,
+        running_harness(temporal_client, tmp_path, "", llm=llm) as h,
         running_tui(h.url, "alice") as (app, pilot),
+        released(llm),
     ):
         await type_and_send(pilot, "survive a restart")
-        await until(pilot, lambda: "Working on it." in texts(app, "agent"), "progress")
+        await until(pilot, lambda: held_after_progress(llm, app), "the task mid-work")
         banner = app.query_one(ConnectionBanner)
         async with h.outage():
             await until(pilot, lambda: banner.display, "the banner", within=15)
             assert "Cannot reach the agent" in str(banner.render())
+            llm.release.set()  # the task goes on while the server is down
         await until(pilot, lambda: final_state(app) != "", "the task to end")
         await until(pilot, lambda: not banner.display, "the banner to go")
 

@@ -6,11 +6,12 @@
     │ a badge each)       │ composer                            │ sub-tasks     │
     └ footer: the keys ─────────────────────────────────────────────────────────┘
 
+What is said to the agent is `TaskSession`'s (session.py); the app draws what it hears.
 One stream per open task: a message is sent with SendStreamingMessage and, when that
 stream pauses (INPUT_REQUIRED) or breaks, the task is followed with SubscribeToTask, which
 opens with the whole task, so the `Timeline` shows every event exactly once however often
-the connection drops. While the agent cannot be reached a banner says so and the app tries
-again with backoff (0.5 s doubling to 8 s). A failed call never shows a traceback: a refusal
+the connection drops. While the agent cannot be reached a banner says so and the session
+tries again with backoff (0.5 s doubling to 8 s). A failed call never shows a traceback: a refusal
 is a notification with the A2A error's name and code; a message that was not sent goes back
 into the composer.
 
@@ -19,17 +20,16 @@ Run with: tiny-harness tui [--url URL] [--as NAME]
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar, Final
 
 from a2a.helpers import new_text_message
-from a2a.types import Message, Role, StreamResponse, Task
+from a2a.types import Message, Role, Task
 from rich.text import Text
 from textual import work
 from textual.app import App, SystemCommand
@@ -49,6 +49,7 @@ from tiny_harness.interaction.tui.keys import KEYS, OPTION_KEYS
 from tiny_harness.interaction.tui.screens.calls import CallsScreen
 from tiny_harness.interaction.tui.screens.card import CardScreen
 from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
+from tiny_harness.interaction.tui.session import ConnectionFactory, TaskSession
 from tiny_harness.interaction.tui.timeline import Change, Timeline
 from tiny_harness.interaction.tui.widgets.banner import ConnectionBanner
 from tiny_harness.interaction.tui.widgets.blocks import QuestionBlock
@@ -64,10 +65,6 @@ logger = logging.getLogger(__name__)
 LIST_REFRESH_SECONDS: Final = 5.0
 TITLES_PER_REFRESH: Final = 20
 """How many tasks new to the list get their title read (GetTask) in one refresh."""
-BACKOFF_FIRST: Final = 0.5
-BACKOFF_MAX: Final = 8.0
-
-type ConnectionFactory = Callable[[str, str], Awaitable[AgentConnection]]
 
 
 def _opener(token: str) -> ConnectionFactory:
@@ -101,10 +98,10 @@ class TinyHarnessApp(App[None]):
         super().__init__()
         self.url = url
         self.participant = participant
-        self._connect = connect or _opener(token)
-        self.connection: AgentConnection | None = None
-        self.timeline: Timeline | None = None
+        self.session = TaskSession(url, participant, connect or _opener(token), self)
         self._titles: dict[str, str] = {}
+        self._typed: tuple[Timeline, str] | None = None
+        """A new task's first words, its title until the list has one."""
         self._header = Text()
         # With a key the agent knows who this is (the key names the participant).
         self.sub_title = f"as {participant}" if participant else "by key" if token else "anonymous"
@@ -133,23 +130,58 @@ class TinyHarnessApp(App[None]):
 
     async def on_unmount(self) -> None:
         """Called when the app ends: close the connection."""
-        if self.connection is not None:
-            await self.connection.aclose()
+        await self.session.close()
+
+    @property
+    def connection(self) -> AgentConnection | None:
+        """The connection to the agent, once it has answered."""
+        return self.session.connection
+
+    @property
+    def timeline(self) -> Timeline | None:
+        """The open task (None: the next message starts one)."""
+        return self.session.timeline
+
+    @timeline.setter
+    def timeline(self, timeline: Timeline | None) -> None:
+        self.session.timeline = timeline
+
+    # ---- what the session tells the screen (`SessionScreen`) ----------------------------
+
+    def link_down(self, reason: str, retry_in: float) -> None:
+        """The agent cannot be reached: the banner says so, and when the next try is."""
+        self.query_one(ConnectionBanner).down(reason, retry_in)
+
+    def link_up(self) -> None:
+        """The agent answers again: the banner goes."""
+        self.query_one(ConnectionBanner).up()
+
+    async def show(self, timeline: Timeline, change: Change) -> None:
+        """Draw `change` if `timeline` is the open task; a new state refreshes the list."""
+        if self._typed is not None and self._typed[0] is timeline and timeline.task_id:
+            self._titles.setdefault(timeline.task_id, self._typed[1])
+            self._typed = None
+        if timeline is not self.timeline:
+            return
+        await self.query_one(Conversation).show(change, timeline)
+        self._show_panels(timeline)
+        if change.state:
+            self.refresh_tasks()
+
+    def refused(self, error: AgentCallError, *, prefix: str = "") -> None:
+        """A refusal as a notification: the A2A error's message, name and code."""
+        where = ""
+        if isinstance(error, AgentRefusalError):
+            where = f" [{error.reason}{f' {error.a2a_code}' if error.a2a_code else ''}]"
+        head = f"{prefix}: " if prefix else ""
+        self.notify(f"{head}{error.message}{where}", severity="error", timeout=8)
 
     # ---- reaching the agent ------------------------------------------------------------
 
     @work(exclusive=True, group="connect", exit_on_error=False)
     async def _start(self) -> None:
-        delay = BACKOFF_FIRST
-        while self.connection is None:
-            try:
-                self.connection = await self._connect(self.url, self.participant)
-            except AgentCallError as error:
-                self.query_one(ConnectionBanner).down(f"{self.url}: {error.message}", delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, BACKOFF_MAX)
-        self.query_one(ConnectionBanner).up()
-        self.title = self.connection.card.name or "agent"
+        connection = await self.session.connect()
+        self.title = connection.card.name or "agent"
         # Everything made so far (modules, widgets, the client) lives as long as the app:
         # kept out of the collector's full passes, which otherwise stall a frame for
         # 100-200 ms every few seconds of a long stream (bench/tui_stream.py).
@@ -165,13 +197,15 @@ class TinyHarnessApp(App[None]):
         """Read the caller's tasks (ListTasks) and redraw the list."""
         if self.connection is None:
             return
+        tasks = await self.session.list_tasks()
+        if tasks is None:
+            return  # unreachable (the open task's stream shows the banner) or refused (said)
         try:
-            tasks = await self.connection.list_tasks()
             await self._learn_titles(tasks)
         except AgentUnreachableError:
-            return  # the open task's stream shows the banner; the next tick tries again
+            return  # the next tick tries again
         except AgentCallError as error:
-            self._refused(error)
+            self.refused(error)
             return
         self.query_one(TaskList).show(tasks, titles=self._titles)
 
@@ -180,7 +214,7 @@ class TinyHarnessApp(App[None]):
         first message (read once, with GetTask, since the list carries no history)."""
         unknown = [t for t in tasks if t.id not in self._titles]
         for task in unknown[:TITLES_PER_REFRESH]:
-            named = task_title(task) or task_title(await self._require().get_task(task.id))
+            named = task_title(task) or task_title(await self.session.require().get_task(task.id))
             self._titles[task.id] = named
 
     # ---- the open task -----------------------------------------------------------------
@@ -195,59 +229,8 @@ class TinyHarnessApp(App[None]):
     async def _reopen(self, timeline: Timeline) -> None:
         await self.query_one(Conversation).clear()
         self._show_panels(timeline)
-        connection = self._require()
-        try:
-            task = await connection.get_task(timeline.task_id)
-        except AgentUnreachableError:
-            pass  # following retries until the agent answers
-        except AgentCallError as error:
-            self._refused(error, prefix="Cannot open the task")
-            if self.timeline is timeline:
-                await self._close_task()  # nothing is open: the next message starts a task
-            return
-        else:
-            await self._apply(timeline, StreamResponse(task=task))
-        await self._follow(timeline)
-
-    async def _follow(self, timeline: Timeline) -> None:
-        """SubscribeToTask until the task is final, reconnecting with backoff."""
-        connection = self._require()
-        banner = self.query_one(ConnectionBanner)
-        delay = BACKOFF_FIRST
-        while not timeline.final and self.timeline is timeline:
-            try:
-                async for event in connection.subscribe(timeline.task_id):
-                    banner.up()
-                    delay = BACKOFF_FIRST
-                    await self._apply(timeline, event)
-            except AgentUnreachableError as error:
-                banner.down(error.message, delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, BACKOFF_MAX)
-            except AgentRefusalError as error:
-                banner.up()
-                await self._settle(timeline, error)
-                return
-
-    async def _settle(self, timeline: Timeline, refusal: AgentRefusalError) -> None:
-        """A subscription refused: a task that ended meanwhile is read once more."""
-        try:
-            task = await self._require().get_task(timeline.task_id)
-        except AgentCallError:
-            self._refused(refusal)
-            return
-        await self._apply(timeline, StreamResponse(task=task))
-        if not timeline.final:
-            self._refused(refusal)
-
-    async def _apply(self, timeline: Timeline, event: StreamResponse) -> Change:
-        change = timeline.apply(event)
-        if timeline is self.timeline and not change.empty:
-            await self.query_one(Conversation).show(change, timeline)
-            self._show_panels(timeline)
-            if change.state:
-                self.refresh_tasks()
-        return change
+        if not await self.session.reopen(timeline) and self.timeline is timeline:
+            await self._close_task()  # nothing is open: the next message starts a task
 
     def _show_panels(self, timeline: Timeline) -> None:
         header = badge(timeline.state) if timeline.task_id else Text()
@@ -295,28 +278,20 @@ class TinyHarnessApp(App[None]):
 
     async def _send(self, timeline: Timeline, message: Message, typed: str) -> None:
         conversation = self.query_one(Conversation)
-        new = not timeline.task_id
-        if new:
+        if not timeline.task_id:
             await conversation.clear()
+            self._typed = (timeline, typed) if typed else None
         await conversation.show(timeline.add_user(message), timeline)
-        try:
-            async for event in self._require().send(message):
-                if new and event.HasField("task") and typed:
-                    self._titles.setdefault(event.task.id, task_title(event.task) or typed)
-                await self._apply(timeline, event)
-        except AgentUnreachableError as error:
-            if not timeline.task_id:
-                self._not_sent(error, typed)
-                return
-        except AgentCallError as error:
+        error = await self.session.send(timeline, message)
+        if error is not None:
             self._not_sent(error, typed)
-            if not timeline.task_id:
-                return
+        if not timeline.task_id:
+            return
         self.refresh_tasks()
-        await self._follow(timeline)
+        await self.session.follow(timeline)
 
     def _not_sent(self, error: AgentCallError, typed: str) -> None:
-        self._refused(error, prefix="Not sent")
+        self.refused(error, prefix="Not sent")
         composer = self.query_one(Composer)
         if typed and not composer.value:
             composer.value = typed
@@ -341,18 +316,6 @@ class TinyHarnessApp(App[None]):
                 severity="error",
                 timeout=10,
             )
-
-    def _require(self) -> AgentConnection:
-        if self.connection is None:
-            raise AgentUnreachableError(f"not connected to {self.url} yet")
-        return self.connection
-
-    def _refused(self, error: AgentCallError, *, prefix: str = "") -> None:
-        where = ""
-        if isinstance(error, AgentRefusalError):
-            where = f" [{error.reason}{f' {error.a2a_code}' if error.a2a_code else ''}]"
-        head = f"{prefix}: " if prefix else ""
-        self.notify(f"{head}{error.message}{where}", severity="error", timeout=8)
 
     # ---- what the person does ------------------------------------------------------------
 
@@ -425,12 +388,7 @@ class TinyHarnessApp(App[None]):
 
     @work(group="cancel", exit_on_error=False)
     async def _cancel(self, timeline: Timeline) -> None:
-        try:
-            task = await self._require().cancel(timeline.task_id)
-        except AgentCallError as error:
-            self._refused(error, prefix="Not canceled")
-            return
-        await self._apply(timeline, StreamResponse(task=task))
+        await self.session.cancel(timeline)
 
     def action_refresh(self) -> None:
         """Read the task list again."""

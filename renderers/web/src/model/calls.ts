@@ -2,13 +2,17 @@
  * A task's model and tool calls as the harness tells them on the stream
  * (docs/a2a/ext/call.schema.json): each call is told when it starts and again when it ends,
  * under the same `callId`. Read defensively: a value without the expected shape is ignored.
+ * The wire's types come from the committed schema (`npm run types` generates src/generated/).
  */
 
-export type CallState = "started" | "completed" | "failed" | "vetoed" | "not_retried";
+import type { CallEvent } from "@/generated/call.schema";
 
+export type CallState = CallEvent["state"];
+
+/** A call as the UI holds it: every field the schema leaves out is null. */
 export interface CallView {
   readonly callId: string;
-  readonly kind: "model" | "tool";
+  readonly kind: CallEvent["kind"];
   readonly name: string;
   readonly state: CallState;
   /** ISO time the call started. */
@@ -24,7 +28,9 @@ export interface CallView {
   readonly costUsd: number | null;
 }
 
-const STATES: ReadonlySet<string> = new Set(["started", "completed", "failed", "vetoed", "not_retried"]);
+// A state the schema gains fails the type check here until the UI knows it.
+const KNOWN: Record<CallState, true> = { started: true, completed: true, failed: true, vetoed: true, not_retried: true };
+const STATES: ReadonlySet<string> = new Set(Object.keys(KNOWN));
 
 type Json = Record<string, unknown>;
 

@@ -1,10 +1,13 @@
 /**
  * The parts of the tiny-harness task extension the UI reads (docs/a2a/ext/task.schema.json):
  * the name, the plan and the sub-task references. Read defensively: a value that does not
- * have the expected shape is ignored, never trusted.
+ * have the expected shape is ignored, never trusted. The wire's types come from the committed
+ * schema (`npm run types` generates src/generated/).
  */
 
 import { TaskState } from "@a2a-js/sdk";
+
+import type { Step } from "@/generated/task.schema";
 
 import { isFinal } from "@/model/states";
 
@@ -13,7 +16,7 @@ export interface PlanStep {
   readonly name: string;
   readonly description: string;
   readonly dependsOn: readonly string[];
-  readonly state: string;
+  readonly state: NonNullable<Step["state"]>;
 }
 
 export interface Plan {
@@ -56,7 +59,7 @@ export function readPlan(value: unknown): Plan | null {
       name: text(step.name) || step.id,
       description: text(step.description),
       dependsOn,
-      state: text(step.state) || "pending",
+      state: step.state === "done" ? "done" : "pending",
     });
   }
   return { steps };

@@ -14,7 +14,7 @@ import {
   TASK_EXT_KEY,
   TASK_MEDIA_TYPE,
 } from "@/a2a/constants";
-import { stepsOf } from "@/model/task-ext";
+import { stepsOf, type Plan } from "@/model/task-ext";
 import { addSent, applyEvent, emptyView, type TaskView } from "@/model/timeline";
 
 const TASK = "task-1";
@@ -293,7 +293,7 @@ describe("addSent", () => {
 });
 
 describe("stepsOf", () => {
-  const plan = {
+  const plan: Plan = {
     steps: [
       { id: "a", name: "a", description: "", dependsOn: [], state: "done" },
       { id: "b", name: "b", description: "", dependsOn: ["a"], state: "pending" },
