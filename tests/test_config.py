@@ -783,6 +783,26 @@ def test_a_malformed_otlp_header_names_the_variable_and_not_the_value() -> None:
     assert "s3cr3t" not in str(refused.value)
 
 
+def test_a_trace_url_is_a_template_with_the_trace_id() -> None:
+    template = "https://jaeger.example/trace/{traceId}"
+    settings = load_settings(environ={"TINY_HARNESS_O11Y__TRACE_URL": template})
+    assert settings.o11y.trace_url == template
+    for bad, why in (
+        ("https://jaeger.example/trace/", "must contain {traceId}"),
+        ("javascript:alert({traceId})", "must be an http(s) URL"),
+    ):
+        with pytest.raises(ConfigError) as refused:
+            load_settings(environ={"TINY_HARNESS_O11Y__TRACE_URL": bad})
+        assert refused.value.variable == "TINY_HARNESS_O11Y__TRACE_URL"
+        assert why in refused.value.message
+
+
+def test_call_details_are_shown_unless_the_deployment_says_names_only() -> None:
+    assert load_settings(environ={}).loop.show_call_details is True
+    names = load_settings(environ={"TINY_HARNESS_LOOP__SHOW_CALL_DETAILS": "false"})
+    assert names.loop.show_call_details is False
+
+
 def test_model_prices_and_the_token_budget_are_read_from_the_file_and_environment(
     tmp_path: Path,
 ) -> None:

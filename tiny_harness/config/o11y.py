@@ -22,6 +22,20 @@ class O11yConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=Tr
     capture_content: bool = False
     """Record model requests and answers, and tool arguments and results, on the spans
     (masked by the Redactor). Off: spans carry names, ids, usage and outcomes only."""
+    trace_url: str | None = None
+    """Where a person opens a task's trace: an http(s) URL template with ``{traceId}``, such
+    as ``https://jaeger.example/trace/{traceId}``. Each traced task then carries the link in
+    its extension data (`trace.url`), and both renderers' timelines show it."""
+
+    @field_validator("trace_url")
+    @classmethod
+    def _trace_url_is_a_template(cls, value: str | None) -> str | None:
+        if value is not None:
+            if "{traceId}" not in value:
+                raise ValueError("must contain {traceId}")
+            if not value.startswith(("https://", "http://")):
+                raise ValueError("must be an http(s) URL")
+        return value
 
     @field_validator("otlp_headers")
     @classmethod

@@ -215,6 +215,7 @@ def _gateway(settings: Settings, connection: TemporalConnection, store: Store) -
         max_model_calls=settings.loop.max_model_calls,
         max_task_tokens=settings.loop.max_task_tokens,
         show_call_details=settings.loop.show_call_details,
+        trace_url=settings.o11y.trace_url,
         prices=settings.model.prices,
         redactor=_redactor(settings),
         searchable=connection.searchable,

@@ -158,7 +158,7 @@ export function App() {
             <div className="sticky top-0 border-b bg-background px-4 py-3 text-sm font-semibold">
               Timeline <span className="font-normal text-muted-foreground">· {calls.length} calls</span>
             </div>
-            <CallTimeline calls={calls} />
+            <CallTimeline calls={calls} trace={view.trace} />
           </aside>
         )}
         {inspecting && (

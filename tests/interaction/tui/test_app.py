@@ -44,7 +44,7 @@ from tiny_harness.interaction.tui.connection import AgentConnection
 from tiny_harness.interaction.tui.screens.calls import CallsScreen
 from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
 from tiny_harness.interaction.tui.widgets.banner import ConnectionBanner
-from tiny_harness.interaction.tui.widgets.blocks import QuestionBlock
+from tiny_harness.interaction.tui.widgets.blocks import QuestionBlock, action_text
 from tiny_harness.interaction.tui.widgets.call_block import CallBlock, ModelLine
 from tiny_harness.interaction.tui.widgets.plan_panel import PlanPanel
 from tiny_harness.interaction.tui.widgets.task_list import TaskList
@@ -367,6 +367,9 @@ async def test_an_a2ui_button_press_reaches_the_model(
         await until(pilot, lambda: final_state(app) != "", "the task to end")
 
         assert texts(app, "artifact") == ["Size chosen."]
+        # The press is shown as the person's own message, the way the web UI shows it.
+        pressed = [e for e in blocks(app) if e.kind == "user" and e.parts[0].kind == "action"]
+        assert [action_text(e.parts[0]) for e in pressed] == ["▶ choose  size: M"]
         task_id = app.timeline.task_id if app.timeline else ""
     requests = await llm_requests(temporal_client, task_id)
     seen = [i.text for i in requests[-1].input if isinstance(i, UserItem)]

@@ -21,7 +21,7 @@ from google.protobuf.struct_pb2 import Value
 
 from tests.interaction.streams import CONVERSATIONS, load
 from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE
-from tiny_harness.harness.tasks.extension import TaskExtensionData, TaskRef, with_ext
+from tiny_harness.harness.tasks.extension import TaskExtensionData, TaskRef, TaskTrace, with_ext
 from tiny_harness.harness.tasks.plan import Plan, Step, StepState
 from tiny_harness.interaction.tui.timeline import PLAN_MEDIA_TYPE, Entry, Timeline
 from tiny_harness.service.durable.workflows.events import (
@@ -271,3 +271,14 @@ def test_each_recorded_stream_folds_into_the_view_a_person_must_see(name: str) -
         assert isinstance(event, dict)
         timeline.apply(ParseDict(event, StreamResponse()))
     assert seen_as(timeline) == recorded["view"]
+
+
+def test_the_task_trace_is_read_from_its_extension() -> None:
+    task = a_task()
+    trace = TaskTrace(trace_id="4bf92f3577b34da6a3ce929d0e0e4736", url="https://jaeger.example/t")
+    with_ext(task, TaskExtensionData(trace=trace))
+    timeline = Timeline()
+    timeline.apply(StreamResponse(task=task))
+    assert timeline.trace == trace
+    timeline.apply(say(task, "a-1", "Planning."))  # later events keep it
+    assert timeline.trace == trace

@@ -26,6 +26,7 @@ from temporalio.testing import WorkflowEnvironment
 from tests.service.o11y.otlp_receiver import ReceivedSpan, otlp_receiver
 from tests.service.serve_process import ServeProcess
 from tests.support import collect, send_request, states
+from tiny_harness.harness.tasks.extension import TaskTrace, ext_of
 from tiny_harness.service.http import free_port
 
 pytestmark = pytest.mark.timeout(120)
@@ -103,8 +104,11 @@ async def test_a_task_is_one_trace_from_the_request_to_each_model_and_tool_call(
 ) -> None:
     trace_id = secrets.token_hex(16)
     traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
+    viewer = "https://traces.example/trace/{traceId}"  # a link made, never fetched
     async with otlp_receiver() as collector:
-        serve = traced_serve(temporal_env, tmp_path, collector.url)
+        serve = traced_serve(
+            temporal_env, tmp_path, collector.url, TINY_HARNESS_O11Y__TRACE_URL=viewer
+        )
         await serve.start()
         try:
             asked, done = await ask_and_answer(serve.url, traceparent=traceparent)
@@ -115,6 +119,10 @@ async def test_a_task_is_one_trace_from_the_request_to_each_model_and_tool_call(
 
     assert states(asked)[-1] == "TASK_STATE_INPUT_REQUIRED"
     assert states(done)[-1] == "TASK_STATE_COMPLETED"
+    # The task says which trace it is, and where a person opens it.
+    ext = ext_of(asked[0].task)
+    assert ext is not None
+    assert ext.trace == TaskTrace(trace_id=trace_id, url=f"https://traces.example/trace/{trace_id}")
     ours = [s for s in spans if s.attributes.get("tiny_harness.task_id") == task_id]
     chats = [s for s in ours if s.attributes.get("gen_ai.operation.name") == "chat"]
     tools = [s for s in ours if s.attributes.get("gen_ai.operation.name") == "execute_tool"]

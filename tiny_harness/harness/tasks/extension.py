@@ -91,6 +91,18 @@ class TaskRef(BaseModel):
     "TASK_STATE_WORKING"); null until it is known."""
 
 
+class TaskTrace(BaseModel):
+    """The trace a task's work is recorded in, when the server traces."""
+
+    model_config = EXTENSION_MODEL
+
+    trace_id: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
+    """The W3C trace id (32 lowercase hex digits) of the request that started the task."""
+    url: Annotated[str, StringConstraints(max_length=2_000)] | None = None
+    """Where a person opens the trace (the server's `o11y.trace_url` filled in); null when
+    the server names no trace viewer."""
+
+
 class AcceptanceCriterion(BaseModel):
     """One condition the task's result must meet."""
 
@@ -139,9 +151,12 @@ class TaskExtensionData(BaseModel):
     usage: TaskUsage | None = None
     """What the task used so far (calls, tokens, cost); set by the server, null before its
     first call. A client's value is ignored."""
+    trace: TaskTrace | None = None
+    """The trace of the task's work; set by the server when it traces, null otherwise. A
+    client's value is ignored."""
 
 
-SERVER_OWNED: Final = frozenset({"usage"})
+SERVER_OWNED: Final = frozenset({"usage", "trace"})
 """Extension fields only the server sets: `merge_ext` keeps them whatever an update says."""
 
 

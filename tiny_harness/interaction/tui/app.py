@@ -403,8 +403,10 @@ class TinyHarnessApp(App[None]):
 
     def action_show_calls(self) -> None:
         """Show the open task's model and tool calls on a timeline, with their totals."""
-        entries = self.timeline.entries if self.timeline else []
-        self.push_screen(CallsScreen([e.call for e in entries if e.call is not None]))
+        timeline = self.timeline
+        entries = timeline.entries if timeline else []
+        calls = [e.call for e in entries if e.call is not None]
+        self.push_screen(CallsScreen(calls, timeline.trace if timeline else None))
 
     def action_focus_tasks(self) -> None:
         """Move to the task list."""

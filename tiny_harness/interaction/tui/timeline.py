@@ -31,7 +31,12 @@ from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE
 from tiny_harness.harness.channels.extension import CHANNEL_MEDIA_TYPE
 from tiny_harness.harness.protocol.data_parts import media_essence
 from tiny_harness.harness.tasks.calls import CALL_MEDIA_TYPE, CallEvent, CallState
-from tiny_harness.harness.tasks.extension import TASK_EXT_KEY, TASK_MEDIA_TYPE, TaskRef
+from tiny_harness.harness.tasks.extension import (
+    TASK_EXT_KEY,
+    TASK_MEDIA_TYPE,
+    TaskRef,
+    TaskTrace,
+)
 from tiny_harness.harness.tasks.plan import PLAN_MEDIA_TYPE, PLAN_TEXT_PREFIX, Plan
 from tiny_harness.harness.tasks.states import FINAL
 from tiny_harness.interaction.tui.surface_model import SurfaceModel, items_of
@@ -48,7 +53,7 @@ class PartView(BaseModel):
     """One part as the UI draws it."""
 
     model_config = _FROZEN
-    kind: Literal["markdown", "json", "file", "placeholder"]
+    kind: Literal["markdown", "json", "file", "placeholder", "action"]
     text: str = ""
     data: JsonValue = None
     name: str = ""
@@ -128,6 +133,8 @@ class Timeline:
         self.entries: list[Entry] = []
         self.plan: Plan | None = None
         self.sub_tasks: tuple[TaskRef, ...] = ()
+        self.trace: TaskTrace | None = None
+        """The trace of the task's work, when the server traces."""
         self.surfaces: dict[str, SurfaceModel] = {}
         self._index: dict[str, int] = {}
         self._seen: set[str] = set()
@@ -232,8 +239,10 @@ class Timeline:
         try:
             refs = tuple(TaskRef.model_validate(r) for r in items_of(ext.get("subTasks")))
             plan = Plan.model_validate(ext["plan"]) if ext.get("plan") else None
+            trace = TaskTrace.model_validate(ext["trace"]) if ext.get("trace") else None
         except (ValidationError, TypeError):
             return
+        self.trace = trace or self.trace
         if refs != self.sub_tasks:
             self.sub_tasks, draft.plan = refs, True
         if plan is not None and plan != self.plan:
@@ -251,8 +260,12 @@ class Timeline:
             essence = media_essence(part.media_type)
             if part.WhichOneof("content") == "data":
                 value: JsonValue = MessageToDict(part.data) if part.data.ListFields() else None
-                if essence == A2UI_MEDIA_TYPE:
+                if essence == A2UI_MEDIA_TYPE and message.role == Role.ROLE_AGENT:
                     drawn.append(value)
+                    continue
+                if essence == A2UI_MEDIA_TYPE:  # a person's action goes to the agent: said
+                    if (action := _action(value)) is not None:
+                        parts.append(action)
                     continue
                 if essence == PLAN_MEDIA_TYPE:
                     plan_shown = self._plan(value, draft) or plan_shown
@@ -352,6 +365,16 @@ def _options(value: JsonValue) -> tuple[str, ...] | None:
         if isinstance(listed, list):
             return tuple(str(o) for o in listed)
     return None
+
+
+def _action(value: JsonValue) -> PartView | None:
+    """A person's A2UI action (a button pressed), as the agent receives it: its name, and
+    its context as `data`."""
+    body = value.get("action") if isinstance(value, dict) else None
+    if not isinstance(body, dict) or not isinstance(name := body.get("name"), str):
+        return None
+    context = body.get("context")
+    return PartView(kind="action", name=name, data=context if isinstance(context, dict) else {})
 
 
 def _message_kind(

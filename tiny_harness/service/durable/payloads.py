@@ -20,7 +20,7 @@ from tiny_harness.harness.persistence.records import Record
 from tiny_harness.harness.persistence.store import LogWrite
 from tiny_harness.harness.protocol.proto_fields import ProtoJson
 from tiny_harness.harness.settings.retry import RetryPolicies
-from tiny_harness.harness.tasks.extension import TaskExtensionData
+from tiny_harness.harness.tasks.extension import TaskExtensionData, TaskTrace
 from tiny_harness.harness.tasks.plan import Plan
 from tiny_harness.harness.tasks.usage import TaskUsage, UsageTotals
 from tiny_harness.harness.tools.definition import (
@@ -171,6 +171,8 @@ class TaskStart(BaseModel, frozen=True):
     """The task fails once it (with its sub-tasks on this harness) used more tokens."""
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Prices per model name, for the task's cost (none: no cost is counted)."""
+    trace: TaskTrace | None = None
+    """The trace the task's work is recorded in (the request that started it), when traced."""
     show_call_details: bool = True
     """Tool and model calls on the task's stream show their masked arguments and results;
     False: only names and outcomes."""

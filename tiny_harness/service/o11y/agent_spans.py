@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind
 
+from tiny_harness.harness.tasks.extension import TaskTrace
+
 
 @contextmanager
 def invoke_agent(agent: str, task_id: str, context_id: str) -> Iterator[Span]:
@@ -33,3 +35,15 @@ def invoke_agent(agent: str, task_id: str, context_id: str) -> Iterator[Span]:
         f"invoke_agent {agent}", kind=SpanKind.INTERNAL, attributes=attributes
     ) as span:
         yield span
+
+
+def current_trace(url_template: str | None) -> TaskTrace | None:
+    """The trace the current span belongs to (a task started under `invoke_agent` is
+    recorded in it), with its link when `url_template` (`o11y.trace_url`) names a viewer;
+    None when nothing is traced."""
+    context = trace.get_current_span().get_span_context()
+    if not context.is_valid:
+        return None
+    trace_id = format(context.trace_id, "032x")
+    url = url_template.replace("{traceId}", trace_id) if url_template else None
+    return TaskTrace(trace_id=trace_id, url=url)

@@ -1,8 +1,9 @@
-import { Cpu, Wrench } from "lucide-react";
+import { Cpu, ExternalLink, Wrench } from "lucide-react";
 import { memo, useMemo } from "react";
 
 import { cn } from "@/lib/utils";
 import { callTimeline, duration, type CallView } from "@/model/calls";
+import type { TraceLink } from "@/model/task-ext";
 
 const NUMBER = new Intl.NumberFormat("en");
 
@@ -15,7 +16,13 @@ const BAR_TONES: Record<CallView["state"], string> = {
 };
 
 /** Every model and tool call of the open task on one time axis, and what they add up to. */
-export const CallTimeline = memo(function CallTimeline({ calls }: { calls: readonly CallView[] }) {
+export const CallTimeline = memo(function CallTimeline({
+  calls,
+  trace,
+}: {
+  calls: readonly CallView[];
+  trace: TraceLink | null;
+}) {
   const { bars, totals } = useMemo(() => callTimeline(calls), [calls]);
   const span = Math.max(totals.spanMs, 1);
   return (
@@ -33,6 +40,21 @@ export const CallTimeline = memo(function CallTimeline({ calls }: { calls: reado
         <dd data-total="cost">{totals.costUsd === null ? "not priced" : `$${totals.costUsd.toFixed(4)}`}</dd>
         <dt className="text-muted-foreground">From first call to last</dt>
         <dd data-total="span">{duration(totals.spanMs)}</dd>
+        {trace !== null && (
+          <>
+            <dt className="text-muted-foreground">Trace</dt>
+            <dd className="truncate font-mono" data-trace={trace.traceId}>
+              {trace.url === null ? (
+                trace.traceId
+              ) : (
+                <a href={trace.url} target="_blank" rel="noopener noreferrer" className="inline-flex items-center gap-1 underline underline-offset-2">
+                  {trace.traceId.slice(0, 12)}
+                  <ExternalLink className="size-3" aria-hidden />
+                </a>
+              )}
+            </dd>
+          </>
+        )}
       </dl>
       {bars.length === 0 ? (
         <p className="text-muted-foreground">No calls yet.</p>

@@ -4,7 +4,7 @@ import { StreamResponse } from "@a2a-js/sdk";
 import { describe, expect, it } from "vitest";
 
 import "@/a2a/buffer-shim";
-import { CALL_MEDIA_TYPE } from "@/a2a/constants";
+import { CALL_MEDIA_TYPE, TASK_EXT_KEY } from "@/a2a/constants";
 import { callTimeline, readCall, type CallView } from "@/model/calls";
 import { applyEvent, emptyView } from "@/model/timeline";
 
@@ -91,5 +91,30 @@ describe("the timeline", () => {
     const { bars, totals } = callTimeline([call("model-1", "model", 0, 300), call("lookup", "tool", 100, null)]);
     expect(bars[1]).toMatchObject({ offsetMs: 100, lengthMs: 200 });
     expect(totals.costUsd).toBeNull();
+  });
+});
+
+describe("the task's trace", () => {
+  const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+  function taskWithTrace(trace: Record<string, unknown>): StreamResponse {
+    return StreamResponse.fromJSON({
+      task: {
+        id: "t",
+        contextId: "c",
+        status: { state: "TASK_STATE_WORKING" },
+        metadata: { [TASK_EXT_KEY]: { trace } },
+      },
+    });
+  }
+
+  it("is read from the task extension with its link", () => {
+    const view = applyEvent(emptyView(), taskWithTrace({ traceId, url: `https://jaeger.example/trace/${traceId}` }));
+    expect(view.trace).toEqual({ traceId, url: `https://jaeger.example/trace/${traceId}` });
+  });
+
+  it("keeps the id but never a link that is not http(s)", () => {
+    const view = applyEvent(emptyView(), taskWithTrace({ traceId, url: "javascript:alert(1)" }));
+    expect(view.trace).toEqual({ traceId, url: null });
   });
 });

@@ -31,10 +31,17 @@ export interface TaskRef {
   readonly state: string | null;
 }
 
+/** The trace of a task's work, and where to open it (null: the server names no viewer). */
+export interface TraceLink {
+  readonly traceId: string;
+  readonly url: string | null;
+}
+
 export interface TaskExtension {
   readonly name: string;
   readonly plan: Plan | null;
   readonly subTasks: readonly TaskRef[];
+  readonly trace: TraceLink | null;
 }
 
 type Json = Record<string, unknown>;
@@ -78,7 +85,18 @@ export function readTaskExtension(value: unknown): TaskExtension | null {
       });
     }
   }
-  return { name: text(value.name), plan: value.plan ? readPlan(value.plan) : null, subTasks: refs };
+  return {
+    name: text(value.name),
+    plan: value.plan ? readPlan(value.plan) : null,
+    subTasks: refs,
+    trace: readTrace(value.trace),
+  };
+}
+
+function readTrace(value: unknown): TraceLink | null {
+  if (!isObject(value) || typeof value.traceId !== "string" || !value.traceId) return null;
+  const url = typeof value.url === "string" && /^https?:\/\//.test(value.url) ? value.url : null;
+  return { traceId: value.traceId, url };
 }
 
 export type StepStatus = "pending" | "in_progress" | "done" | "failed" | "skipped";

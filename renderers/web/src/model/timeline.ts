@@ -32,7 +32,7 @@ import {
 } from "@/a2a/constants";
 import { laterCall, readCall, type CallView } from "@/model/calls";
 import { isFinal, mediaEssence } from "@/model/states";
-import { readPlan, readTaskExtension, type Plan, type TaskRef } from "@/model/task-ext";
+import { readPlan, readTaskExtension, type Plan, type TaskRef, type TraceLink } from "@/model/task-ext";
 
 export type PartView =
   | { kind: "markdown"; text: string }
@@ -80,6 +80,8 @@ export interface TaskView {
   readonly entries: readonly Entry[];
   readonly plan: Plan | null;
   readonly subTasks: readonly TaskRef[];
+  /** The trace of the task's work, when the server traces. */
+  readonly trace: TraceLink | null;
   /** Every A2UI server message the task sent, in order, for the official renderer. */
   readonly a2ui: readonly unknown[];
   /** How many events have been folded in. */
@@ -96,6 +98,7 @@ export function emptyView(taskId = ""): TaskView {
     entries: [],
     plan: null,
     subTasks: [],
+    trace: null,
     a2ui: [],
     events: 0,
     seen: new Set(),
@@ -110,6 +113,7 @@ class Draft {
   name: string;
   plan: Plan | null;
   subTasks: readonly TaskRef[];
+  trace: TraceLink | null;
   // Copied on the first change only, so an event that changes nothing keeps the arrays.
   private ownEntries: Entry[] | null = null;
   private ownA2ui: unknown[] | null = null;
@@ -124,6 +128,7 @@ class Draft {
     this.name = base.name;
     this.plan = base.plan;
     this.subTasks = base.subTasks;
+    this.trace = base.trace;
   }
 
   get entries(): readonly Entry[] {
@@ -167,6 +172,7 @@ class Draft {
       entries: this.entries,
       plan: this.plan,
       subTasks: this.subTasks,
+      trace: this.trace,
       a2ui: this.ownA2ui ?? this.base.a2ui,
       events,
       seen: this.seen ?? this.base.seen,
@@ -241,6 +247,7 @@ function foldExtension(draft: Draft, value: unknown): void {
   if (ext.name) draft.name = ext.name;
   if (!sameRefs(ext.subTasks, draft.subTasks)) draft.subTasks = ext.subTasks;
   if (ext.plan !== null) foldPlan(draft, ext.plan);
+  if (ext.trace !== null && JSON.stringify(ext.trace) !== JSON.stringify(draft.trace)) draft.trace = ext.trace;
 }
 
 function foldPlan(draft: Draft, plan: Plan): void {

@@ -6,7 +6,8 @@
     ⚙ no_such_tool              ███                          50 ms  failed
 
 Each call is a row: where it starts on the axis (from the task's first call to its last
-one's end) and how much of it it takes. It shows the calls as they stood when it opened.
+one's end) and how much of it it takes. It shows the calls as they stood when it opened,
+and the task's trace (with its link when the server names a trace viewer).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tiny_harness.harness.tasks.calls import CallEvent, CallKind, CallState
+from tiny_harness.harness.tasks.extension import TaskTrace
 from tiny_harness.interaction.tui.widgets.call_block import duration
 
 __all__ = ["CallTotals", "CallsScreen", "bars_of", "totals_of"]
@@ -108,6 +110,14 @@ def _totals_line(totals: CallTotals) -> str:
     )
 
 
+def _trace_line(trace: TaskTrace) -> Text:
+    line = Text(f"trace {trace.trace_id}", style="dim")
+    if trace.url is not None:
+        line.append("  ")
+        line.append(trace.url, style=f"link {trace.url} underline")
+    return line
+
+
 class CallsScreen(ModalScreen[None]):
     """Closed with Escape, F3 or q."""
 
@@ -115,15 +125,18 @@ class CallsScreen(ModalScreen[None]):
         Binding("escape,f3,q", "dismiss", "Close"),
     ]
 
-    def __init__(self, calls: Sequence[CallEvent]) -> None:
+    def __init__(self, calls: Sequence[CallEvent], trace: TaskTrace | None = None) -> None:
         super().__init__()
         self._calls = tuple(calls)
+        self._trace = trace
 
     def compose(self) -> Iterator[Widget]:
         """The totals, then one row per call."""
         with VerticalScroll(id="calls"):
             yield Static("Timeline", classes="block-label")
             yield Static(_totals_line(totals_of(self._calls)), id="call-totals", markup=False)
+            if self._trace is not None:
+                yield Static(_trace_line(self._trace), id="call-trace")
             if not self._calls:
                 yield Static("No calls yet.", classes="hint")
             width = min(24, max((len(c.name) for c in self._calls), default=4))

@@ -13,6 +13,7 @@ Each block draws its parts through `part_widgets`, so a part looks the same wher
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -26,6 +27,7 @@ from textual.widgets.markdown import MarkdownStream
 from tiny_harness.interaction.tui.a2ui import A2uiSurface
 from tiny_harness.interaction.tui.surface_model import SurfaceModel
 from tiny_harness.interaction.tui.timeline import Entry, PartView
+from tiny_harness.interaction.tui.widgets.inline import inline_markdown
 
 __all__ = [
     "AnswerBlock",
@@ -53,6 +55,16 @@ def placeholder_text(part: PartView) -> str:
     return f"[{part.text} part ({media}) — not shown here]"
 
 
+def action_text(part: PartView) -> str:
+    """A person's A2UI action as one line: the button's action and its context."""
+    context = part.data if isinstance(part.data, dict) else {}
+    fields = "  ".join(
+        f"{key}: {value if isinstance(value, str) else json.dumps(value)}"
+        for key, value in context.items()
+    )
+    return f"▶ {part.name}" + (f"  {fields}" if fields else "")
+
+
 def part_widgets(part: PartView, *, markdown: bool = False) -> Iterator[Widget]:
     """The widgets one part is drawn with; text as Markdown when `markdown` (answers),
     else as plain lines (messages, which are short)."""
@@ -65,6 +77,8 @@ def part_widgets(part: PartView, *, markdown: bool = False) -> Iterator[Widget]:
         tree.add_json(part.data)
         tree.root.expand()
         yield tree
+    elif part.kind == "action":
+        yield Static(action_text(part), classes="part-action", markup=False)
     elif part.kind == "file":
         line = Text("📎 ", style="bold")
         line.append(part.name or "(unnamed file)")
@@ -87,9 +101,9 @@ class LineView(Widget):
         self._text = Text()
         self._lines = 0
 
-    def show(self, text: str) -> None:
+    def show(self, text: str | Text) -> None:
         """Show `text` instead."""
-        self._text = Text(text)
+        self._text = Text(text) if isinstance(text, str) else text
         width = self.content_size.width
         lines = len(self._text.wrap(self.app.console, width)) if width and text else 0
         grew = lines != self._lines or not width
@@ -133,7 +147,7 @@ class AgentLine(Block):
         """Text parts as lines, other parts as themselves."""
         for part in self.entry.parts:
             if part.kind == "markdown":
-                yield Static(f"· {part.text}", classes="agent-line", markup=False)
+                yield Static(inline_markdown(f"· {part.text}"), classes="agent-line")
             else:
                 yield from part_widgets(part)
 
@@ -186,11 +200,11 @@ class ProgressGroup(Block):
 
     def _draw(self) -> None:
         shown = self.entries if self.expanded else self.entries[-self.VISIBLE :]
-        lines = [f"· {' '.join(p.text for p in e.parts)}" for e in shown]
+        lines = [inline_markdown(f"· {' '.join(p.text for p in e.parts)}") for e in shown]
         folded = len(self.entries) - len(shown)
         if folded:
-            lines.insert(0, f"▸ {folded} earlier progress messages (Enter or click to show)")
-        self._lines.show("\n".join(lines))
+            lines.insert(0, Text(f"▸ {folded} earlier progress messages (Enter or click to show)"))
+        self._lines.show(Text("\n").join(lines))
 
 
 class AnswerBlock(Block):

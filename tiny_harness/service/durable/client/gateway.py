@@ -52,6 +52,7 @@ from tiny_harness.service.durable import search_attributes
 from tiny_harness.service.durable.client.endings import Endings
 from tiny_harness.service.durable.payloads import InboxReceipt, TaskSnapshot, TaskStart
 from tiny_harness.service.durable.workflows.task import TaskWorkflow
+from tiny_harness.service.o11y.agent_spans import current_trace
 from tiny_harness.service.refusals import harness_error
 
 logger = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ class TaskGateway:
         max_model_calls: int = 100,
         max_task_tokens: int | None = None,
         show_call_details: bool = True,
+        trace_url: str | None = None,
         prices: Mapping[str, ModelPrice] | None = None,
         redactor: Redactor | None = None,
         update_rpc_timeout: timedelta | None = None,
@@ -94,6 +96,7 @@ class TaskGateway:
         self._max_model_calls = max_model_calls
         self._max_task_tokens = max_task_tokens
         self._show_call_details = show_call_details
+        self._trace_url = trace_url
         self._prices = dict(prices or {})
         self._update_rpc_timeout = update_rpc_timeout
         self._searchable = searchable
@@ -114,6 +117,7 @@ class TaskGateway:
             max_model_calls=self._max_model_calls,
             max_task_tokens=self._max_task_tokens,
             show_call_details=self._show_call_details,
+            trace=current_trace(self._trace_url),
             prices=self._prices,
         )
         searchable = self._searchable

@@ -26,6 +26,8 @@ from google.protobuf.struct_pb2 import Value
 from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import JsonValue
 
+from tiny_harness.harness.tasks.extension import TaskExtensionData, TaskTrace, with_ext
+
 
 def timestamp(at: datetime) -> Timestamp:
     """A protobuf timestamp for `at`."""
@@ -61,13 +63,16 @@ def agent_parts(task: Task, message_id: str, parts: list[Part]) -> Message:
     )
 
 
-def new_task(task_id: str, context_id: str, at: datetime) -> Task:
-    """A SUBMITTED task with an empty history."""
-    return Task(
+def new_task(task_id: str, context_id: str, at: datetime, trace: TaskTrace | None = None) -> Task:
+    """A SUBMITTED task with an empty history (and the trace of its work, when traced)."""
+    task = Task(
         id=task_id,
         context_id=context_id,
         status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED, timestamp=timestamp(at)),
     )
+    if trace is not None:
+        with_ext(task, TaskExtensionData(trace=trace))
+    return task
 
 
 def bound_message(message: Message, task: Task) -> Message:

@@ -80,9 +80,8 @@ class TaskWorkflow:
     @workflow.init
     def __init__(self, start: TaskStart) -> None:
         self._start = start
-        carried = start.carried or TaskRun(
-            log=LogState(task=events.new_task(start.task_id, start.context_id, workflow.now()))
-        )
+        task = events.new_task(start.task_id, start.context_id, workflow.now(), start.trace)
+        carried = start.carried or TaskRun(log=LogState(task=task))
         self._log = TaskLog(carried.log)
         self._loop = carried.loop
         self._brief: Message | None = None
