@@ -39,7 +39,7 @@ export const EntryView = memo(function EntryView({ entry }: { entry: Entry }) {
             <span>{entry.name || "Result"}</span>
             {!entry.complete && <span className="animate-pulse">· streaming</span>}
           </div>
-          <PartList parts={entry.parts} />
+          <PartList parts={entry.parts} streaming={!entry.complete} />
         </div>
       );
     default:

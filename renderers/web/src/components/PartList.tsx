@@ -4,8 +4,15 @@ import { memo } from "react";
 import { Markdown } from "@/components/Markdown";
 import type { PartView } from "@/model/timeline";
 
-/** A message's or artifact's parts; neighbouring text parts read as one Markdown text. */
-export const PartList = memo(function PartList({ parts }: { parts: readonly PartView[] }) {
+/** A message's or artifact's parts; neighbouring text parts read as one Markdown text
+ * (`streaming`: an answer still arriving, its unclosed marks drawn closed). */
+export const PartList = memo(function PartList({
+  parts,
+  streaming = false,
+}: {
+  parts: readonly PartView[];
+  streaming?: boolean;
+}) {
   const blocks: PartView[] = [];
   for (const part of parts) {
     const last = blocks[blocks.length - 1];
@@ -16,16 +23,16 @@ export const PartList = memo(function PartList({ parts }: { parts: readonly Part
   return (
     <div className="flex flex-col gap-2">
       {blocks.map((part, i) => (
-        <PartBlock key={i} part={part} />
+        <PartBlock key={i} part={part} streaming={streaming && i === blocks.length - 1} />
       ))}
     </div>
   );
 });
 
-function PartBlock({ part }: { part: PartView }) {
+function PartBlock({ part, streaming }: { part: PartView; streaming: boolean }) {
   switch (part.kind) {
     case "markdown":
-      return <Markdown text={part.text} />;
+      return <Markdown text={part.text} streaming={streaming} />;
     case "json":
       return (
         <pre className="max-h-80 overflow-auto rounded-md bg-muted p-3 font-mono text-xs" data-part="json">
