@@ -37,6 +37,8 @@ TOKEN_VARIABLE = "A2A_TOKEN"  # noqa: S105 - the name of a variable
 """The `tui`'s API key when `--token` is not given (not a TINY_HARNESS_ variable: those are
 the server's settings)."""
 
+A2A_SDK_TRACING = "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"
+"""The A2A SDK's switch for its own spans (a2a.utils.telemetry)."""
 EXIT_CONFIG = 2
 EXIT_FAILURE = 1
 
@@ -184,6 +186,10 @@ async def _until_signalled(main: Coroutine[None, None, None]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
+    # Each request is one SERVER span, ours (service/o11y/server.py); the A2A SDK's own
+    # tracing would add a SERVER span per handler method under it. Read at its import, so
+    # set before the SDK is first imported; an operator's own setting wins.
+    os.environ.setdefault(A2A_SDK_TRACING, "false")
     args = _parser().parse_args(argv)
     if args.command == "tui":
         return _tui(args)

@@ -339,7 +339,7 @@ async def open_harness(
         web_ui=web_ui,
         auth=callers.authenticator(settings),
     )
-    http = await _listen(_traced(app, telemetry), settings, web_ui, stack)
+    http = await _listen(_traced(app, telemetry, _redactor(settings)), settings, web_ui, stack)
     return RunningHarness(url=http.url, temporal=connection, store=store)
 
 
@@ -349,13 +349,13 @@ def _card(settings: Settings, model: str) -> AgentCard:
     )
 
 
-def _traced(app: Starlette, telemetry: Telemetry | None) -> ASGIApp:
+def _traced(app: Starlette, telemetry: Telemetry | None, redactor: Redactor) -> ASGIApp:
     """`app`, opening a server span per request when an OTLP endpoint is set."""
     if telemetry is None:
         return app
-    from tiny_harness.service.o11y.server import TraceMiddleware
+    from tiny_harness.service.o11y.server import traced
 
-    return TraceMiddleware(app, telemetry.tracer)
+    return traced(app, telemetry.provider, redactor)
 
 
 async def _listen(

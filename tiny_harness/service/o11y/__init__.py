@@ -6,7 +6,8 @@
                   and the tasks that reach a final state
     counters.py   `Counters`: tasks by final state, pushes sent and received
     calls.py      `OpenCalls`: what both hooks hold for a call between its pre and post
-    server.py     `TraceMiddleware`, the server span of every A2A request (traceparent in)
+    server.py     `traced`, the server span of every A2A request (traceparent in), by the
+                  OpenTelemetry ASGI instrumentation
     agent_spans.py `invoke_agent`, the span of a message given to this agent (the task's)
     operation_log.py `OperationLog`, one structured log record per model and tool call
     logs.py       `LogFormatter`: every log line masked, as text or as JSON with trace ids

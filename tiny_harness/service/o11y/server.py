@@ -1,49 +1,64 @@
-"""`TraceMiddleware`: one server span per HTTP request, continuing the caller's trace.
+"""`traced`: one server span per HTTP request, continuing the caller's trace, made by
+OpenTelemetry's ASGI instrumentation.
 
 A request that carries a W3C `traceparent` header (another harness delegating to this one,
 a traced client) continues that trace; any other starts a new one. The span is current
 while the request runs, so the Temporal calls the handler makes (update-with-start of a
 task's workflow) carry it on to the workflow and its activities: a task is one trace from
-the request that started it. The span is named by the method alone (the path holds task
-ids, which would make every name unique) and ends when the response has been sent, a
-stream's last event included.
+the request that started it. It ends when the response has been sent, a stream's last
+event included.
+
+Three choices differ from the instrumentation's defaults:
+
+- the span is named by the method alone: the path holds task ids, which would make every
+  name unique;
+- no span per ASGI `receive` or `send`: an event stream would make one per event;
+- the request's URL is masked by the Redactor before it is kept (a credential in a query
+  parameter never reaches the trace), and the instrumentation's own HTTP metrics are off
+  (they would keep every path, task ids and query strings included, as an attribute).
 """
 
 from __future__ import annotations
 
-from opentelemetry.propagate import extract
-from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from collections.abc import Mapping
+from typing import Any
+
+from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
+from opentelemetry.metrics import NoOpMeterProvider
+from opentelemetry.trace import Span, TracerProvider
+from starlette.types import ASGIApp
+
+from tiny_harness.harness.security import Redactor
+
+__all__ = ["traced"]
+
+_URL_KEYS = ("http.url", "url.full")
 
 
-class TraceMiddleware:
-    """ASGI middleware opening a SERVER span around every HTTP request."""
+def _method_only(scope: Mapping[str, Any]) -> tuple[str, dict[str, str]]:
+    return str(scope.get("method") or "HTTP"), {"url.path": str(scope.get("path", ""))}
 
-    def __init__(self, app: ASGIApp, tracer: Tracer) -> None:
-        self._app = app
-        self._tracer = tracer
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
+def traced(app: ASGIApp, provider: TracerProvider, redactor: Redactor) -> ASGIApp:
+    """`app` with a SERVER span around every HTTP request, traced by `provider`."""
+
+    def masked(span: Span, scope: Mapping[str, Any]) -> None:
+        if not span.is_recording():
             return
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        method = str(scope["method"])
-        status: list[int] = []
+        path = str(scope.get("path", ""))
+        query = bytes(scope.get("query_string", b"")).decode("latin-1")
+        url = redactor.counted_url(f"{path}?{query}" if query else path).value
+        for key in _URL_KEYS:
+            span.set_attribute(key, url)
+        if query:  # set under the newer conventions; kept masked under either
+            span.set_attribute("url.query", url.partition("?")[2])
 
-        async def sent(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                status.append(int(message["status"]))
-            await send(message)
-
-        with self._tracer.start_as_current_span(
-            method,
-            context=extract(headers),
-            kind=SpanKind.SERVER,
-            attributes={"http.request.method": method, "url.path": str(scope["path"])},
-        ) as span:
-            await self._app(scope, receive, sent)
-            if status:
-                span.set_attribute("http.response.status_code", status[0])
-                if status[0] >= 500:
-                    span.set_status(Status(StatusCode.ERROR))
+    middleware: ASGIApp = OpenTelemetryMiddleware(
+        app,
+        default_span_details=_method_only,
+        server_request_hook=masked,
+        tracer_provider=provider,
+        meter_provider=NoOpMeterProvider(),
+        exclude_spans=["receive", "send"],
+    )
+    return middleware
