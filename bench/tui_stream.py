@@ -33,8 +33,7 @@ from pathlib import Path
 from a2a.types import StreamResponse
 
 from tiny_harness.interaction.tui.app import TinyHarnessApp
-from tiny_harness.interaction.tui.connection import AgentConnection
-from tiny_harness.interaction.tui.session import TaskSession
+from tiny_harness.interaction.tui.session import TaskSession, opener
 from tiny_harness.interaction.tui.timeline import Timeline
 from tiny_harness.service.http import free_port
 
@@ -45,7 +44,7 @@ class TimedSession(TaskSession):
     """The real session, noting when each event it hands the app reaches the screen."""
 
     def __init__(self, app: TimedApp) -> None:
-        super().__init__(app.url, "", _open, app)
+        super().__init__(app.url, "", opener(), app)
         self._app = app
 
     async def apply(self, timeline: Timeline, event: StreamResponse) -> None:
@@ -70,10 +69,6 @@ class TimedApp(TinyHarnessApp):
         self.arrival_ms: list[float] = []
         self.emit_ms: list[float] = []
         self.session = TimedSession(self)
-
-
-async def _open(url: str, participant: str) -> AgentConnection:
-    return await AgentConnection.open(url, participant=participant)
 
 
 def _emitted_ns(event: StreamResponse) -> int:

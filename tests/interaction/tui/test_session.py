@@ -13,8 +13,7 @@ from temporalio.client import Client
 from tests.interaction.tui.test_app import PLAN_THEN_ANSWER
 from tests.support import running_harness
 from tiny_harness.errors import AgentCallError, AgentUnreachableError
-from tiny_harness.interaction.tui.connection import AgentConnection
-from tiny_harness.interaction.tui.session import BACKOFF_MAX, Backoff, TaskSession
+from tiny_harness.interaction.tui.session import BACKOFF_MAX, Backoff, TaskSession, opener
 from tiny_harness.interaction.tui.timeline import Change, Timeline
 from tiny_harness.service.http import free_port
 
@@ -41,10 +40,6 @@ class NotedScreen:
         self.told.append(f"refused {prefix}")
 
 
-async def open_connection(url: str, participant: str) -> AgentConnection:
-    return await AgentConnection.open(url, participant=participant)
-
-
 async def test_backoff_doubles_to_its_cap_and_starts_again_once_a_try_gets_through() -> None:
     slept: list[float] = []
 
@@ -66,7 +61,7 @@ async def test_a_session_sends_follows_the_task_to_its_end_and_lists_it(
 ) -> None:
     screen = NotedScreen()
     async with running_harness(temporal_client, tmp_path, PLAN_THEN_ANSWER) as h:
-        session = TaskSession(h.url, "alice", open_connection, screen)
+        session = TaskSession(h.url, "alice", opener(), screen)
         await session.connect()
         timeline = session.timeline = Timeline()
         message = new_text_message("What is the answer?", role=Role.ROLE_USER)
@@ -85,7 +80,7 @@ async def test_a_session_sends_follows_the_task_to_its_end_and_lists_it(
 async def test_a_message_to_an_agent_that_cannot_be_reached_comes_back_unsent() -> None:
     screen = NotedScreen()
     url = f"http://127.0.0.1:{free_port()}"
-    session = TaskSession(url, "", open_connection, screen)
+    session = TaskSession(url, "", opener(), screen)
     with pytest.raises(AgentUnreachableError):
         session.require()
     assert await session.list_tasks() is None

@@ -49,7 +49,7 @@ from tiny_harness.interaction.tui.keys import KEYS, OPTION_KEYS
 from tiny_harness.interaction.tui.screens.calls import CallsScreen
 from tiny_harness.interaction.tui.screens.card import CardScreen
 from tiny_harness.interaction.tui.screens.confirm import ConfirmScreen
-from tiny_harness.interaction.tui.session import ConnectionFactory, TaskSession
+from tiny_harness.interaction.tui.session import ConnectionFactory, TaskSession, opener
 from tiny_harness.interaction.tui.timeline import Change, Timeline
 from tiny_harness.interaction.tui.widgets.banner import ConnectionBanner
 from tiny_harness.interaction.tui.widgets.blocks import QuestionBlock
@@ -65,15 +65,6 @@ logger = logging.getLogger(__name__)
 LIST_REFRESH_SECONDS: Final = 5.0
 TITLES_PER_REFRESH: Final = 20
 """How many tasks new to the list get their title read (GetTask) in one refresh."""
-
-
-def _opener(token: str) -> ConnectionFactory:
-    """Opens a connection to an agent, presenting `token` (an API key) when given."""
-
-    async def open_connection(url: str, participant: str) -> AgentConnection:
-        return await AgentConnection.open(url, participant=participant, token=token)
-
-    return open_connection
 
 
 class TinyHarnessApp(App[None]):
@@ -98,7 +89,7 @@ class TinyHarnessApp(App[None]):
         super().__init__()
         self.url = url
         self.participant = participant
-        self.session = TaskSession(url, participant, connect or _opener(token), self)
+        self.session = TaskSession(url, participant, connect or opener(token), self)
         self._titles: dict[str, str] = {}
         self._typed: tuple[Timeline, str] | None = None
         """A new task's first words, its title until the list has one."""

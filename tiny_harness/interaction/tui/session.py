@@ -24,12 +24,22 @@ from tiny_harness.errors import AgentCallError, AgentRefusalError, AgentUnreacha
 from tiny_harness.interaction.tui.connection import AgentConnection
 from tiny_harness.interaction.tui.timeline import Change, Timeline
 
-__all__ = ["Backoff", "ConnectionFactory", "SessionScreen", "TaskSession"]
+__all__ = ["Backoff", "ConnectionFactory", "SessionScreen", "TaskSession", "opener"]
 
 BACKOFF_FIRST: Final = 0.5
 BACKOFF_MAX: Final = 8.0
 
 type ConnectionFactory = Callable[[str, str], Awaitable[AgentConnection]]
+
+
+def opener(token: str = "") -> ConnectionFactory:
+    """Opens a connection to an agent (its URL, as a participant), presenting `token` (an
+    API key) when given."""
+
+    async def open_connection(url: str, participant: str) -> AgentConnection:
+        return await AgentConnection.open(url, participant=participant, token=token)
+
+    return open_connection
 
 
 class Backoff:

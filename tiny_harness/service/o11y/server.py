@@ -53,7 +53,7 @@ def traced(app: ASGIApp, provider: TracerProvider, redactor: Redactor) -> ASGIAp
         if query:  # set under the newer conventions; kept masked under either
             span.set_attribute("url.query", url.partition("?")[2])
 
-    middleware: ASGIApp = OpenTelemetryMiddleware(
+    return OpenTelemetryMiddleware(
         app,
         default_span_details=_method_only,
         server_request_hook=masked,
@@ -61,4 +61,3 @@ def traced(app: ASGIApp, provider: TracerProvider, redactor: Redactor) -> ASGIAp
         meter_provider=NoOpMeterProvider(),
         exclude_spans=["receive", "send"],
     )
-    return middleware

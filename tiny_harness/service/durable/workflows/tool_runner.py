@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.service.durable.workflows.attempts import Attempts, failure_text
 
 _TIMEOUT = timedelta(minutes=5)
+_CANCELLED = "cancelled with the task"
 
 
 class ToolRunner:
@@ -77,14 +78,12 @@ class ToolRunner:
         self._tell(started)
         try:
             outcome, state = await self._run(call, loop, task)
-        except ActivityError as error:
-            why = failure_text(error)
-            self._tell(
-                calls.ended(started, CallState.FAILED, workflow.now(), why, detailed=detailed)
+        except (ActivityError, asyncio.CancelledError) as error:
+            why = (
+                failure_text(error)
+                if isinstance(error, ActivityError)
+                else "cancelled with the task"
             )
-            raise
-        except asyncio.CancelledError:
-            why = "cancelled with the task"
             self._tell(
                 calls.ended(started, CallState.FAILED, workflow.now(), why, detailed=detailed)
             )
