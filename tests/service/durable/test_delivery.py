@@ -17,18 +17,14 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
 from a2a.helpers import get_message_text
-from a2a.types import Task, TaskState
+from a2a.types import TaskState
 from temporalio.client import Client
-from temporalio.service import RPCError, RPCStatusCode
 
 from tests.support import ASKS_WHICH_SIZE, RunningHarness, running_harness, user_message
-from tiny_harness.harness.persistence.sqlite import SqliteStore
 from tiny_harness.service.durable.activities.task import TaskActivities
 from tiny_harness.service.durable.client.gateway import TaskGateway
 from tiny_harness.service.durable.client.worker import build_worker
-from tiny_harness.service.durable.payloads import InboxReceipt
 
 GATEWAY_LOG = "tiny_harness.service.durable.client.gateway"
 WAIT_S = 60
@@ -142,35 +138,3 @@ async def until_state(harness: RunningHarness, task_id: str, state: TaskState) -
             if record is not None:
                 version = record.version
             await harness.store.wait_for_log(task_id, version)
-
-
-async def test_a_delivery_whose_rpc_ran_out_of_time_is_asked_again_under_the_same_id(
-    temporal_client: Client, tmp_path: Path
-) -> None:
-    """On a busy server an update-with-start can end in the RPC's own DEADLINE_EXCEEDED
-    (seen in the soak) instead of the SDK's update timeout: the gateway asks again, under
-    the same update id, which Temporal joins to the one under way. Any other RPC error is
-    not asked again. The decision is tested with a delivery that fails twice, then answers."""
-    gateway = TaskGateway(
-        temporal_client, task_queue="unused", store=SqliteStore(tmp_path / "store.sqlite3")
-    )
-    answer = InboxReceipt(task=Task(id="t-1", context_id="c-1"), cursor=0)
-    tried: list[str] = []
-
-    async def busy_then_taken(update_id: str) -> InboxReceipt:
-        tried.append(update_id)
-        if len(tried) < 3:
-            raise RPCError("context deadline exceeded", RPCStatusCode.DEADLINE_EXCEEDED, b"")
-        return answer
-
-    taken = await gateway._until_taken("t-1", user_message("hello"), busy_then_taken)
-    assert taken == answer
-    assert len(tried) == 3
-    assert len(set(tried)) == 1
-
-    async def refused(update_id: str) -> InboxReceipt:
-        raise RPCError("no such namespace", RPCStatusCode.NOT_FOUND, b"")
-
-    with pytest.raises(RPCError) as raised:
-        await gateway._until_taken("t-1", user_message("hello"), refused)
-    assert raised.value.status == RPCStatusCode.NOT_FOUND

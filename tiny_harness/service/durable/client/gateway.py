@@ -182,17 +182,13 @@ class TaskGateway:
         deliver: Callable[[str], Awaitable[InboxReceipt]],
     ) -> InboxReceipt:
         """`deliver(update_id)` until the workflow answers: a call that ran out of time
-        is made again under the same id, which Temporal joins to the one under way. (An
-        update-with-start that runs out of time on a busy server can surface as the RPC's
-        own DEADLINE_EXCEEDED rather than the SDK's update timeout: the same, for us.)"""
+        is made again under the same id, which Temporal joins to the one under way."""
         update_id = f"inbox:{message.message_id}:{uuid.uuid4()}"
         tries = 0
         while True:
             try:
                 return await deliver(update_id)
-            except (WorkflowUpdateRPCTimeoutOrCancelledError, RPCError) as error:
-                if isinstance(error, RPCError) and error.status != RPCStatusCode.DEADLINE_EXCEEDED:
-                    raise
+            except WorkflowUpdateRPCTimeoutOrCancelledError as error:
                 if isinstance(error.__cause__, asyncio.CancelledError):
                     raise error.__cause__ from None  # the sender went away: so do we
                 tries += 1
