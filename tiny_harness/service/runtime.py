@@ -47,8 +47,8 @@ from tiny_harness.service.http import HttpServer, free_port
 from tiny_harness.service.local_cards import LOCAL_CARDS
 from tiny_harness.service.notifications.outbound import Outbound, open_outbound
 from tiny_harness.service.o11y.counters import Counters
-from tiny_harness.service.o11y.operation_log import OperationLog
 from tiny_harness.service.o11y.operations import Operations
+from tiny_harness.service.o11y.spans import SpanHooks
 from tiny_harness.service.web_ui import CHECKOUT_BUILD, UI_PATH, WebUi
 
 if TYPE_CHECKING:  # its SDK is imported only with an OTLP endpoint
@@ -162,20 +162,19 @@ async def _harness(
     for refused in installation.refused:
         logger.error("plugin refused: %s", refused.message)
     logger.info("plugins: %s", ", ".join(r.plugin for r in installation.reports))
-    harness.hooks.register(OperationLog())
+    # In every process: untraced, its spans are no-op ones and only the records are written.
+    harness.hooks.register(
+        SpanHooks(
+            _operations(telemetry),
+            chosen.llm.info,
+            redactor=_redactor(settings),
+            capture_content=settings.o11y.capture_content,
+        )
+    )
     if telemetry is not None:
         from tiny_harness.service.o11y.metrics import MetricHooks
-        from tiny_harness.service.o11y.spans import SpanHooks
 
         harness.hooks.register(MetricHooks(telemetry.meter, chosen.llm.info))
-        harness.hooks.register(
-            SpanHooks(
-                telemetry.tracer,
-                chosen.llm.info,
-                redactor=_redactor(settings),
-                capture_content=settings.o11y.capture_content,
-            )
-        )
     return harness
 
 
@@ -230,8 +229,13 @@ def _task_activities(
         harness,
         redactor=_redactor(settings),
         counters=_counters(telemetry),
-        operations=Operations(telemetry.tracer if telemetry is not None else None),
+        operations=_operations(telemetry),
     )
+
+
+def _operations(telemetry: Telemetry | None) -> Operations:
+    """The telemetry's tracer's operations, or untraced ones (records only) without it."""
+    return Operations(telemetry.tracer if telemetry is not None else None)
 
 
 def _counters(telemetry: Telemetry | None) -> Counters:

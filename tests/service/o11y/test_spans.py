@@ -1,14 +1,19 @@
 """`SpanHooks` against the real OpenTelemetry SDK (its in-memory exporter keeps what a
 real exporter would be given): names, attributes, contents only when asked and masked,
-and no span left open when an operation never reaches its post point."""
+no span left open when an operation never reaches its post point, and one log record per
+call, with the fields an operator filters on and nothing of what was said."""
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
+from tests.support import log_fields
 from tiny_harness.harness.hooks import (
     HookManager,
     HookPoint,
@@ -22,6 +27,7 @@ from tiny_harness.harness.hooks import (
 from tiny_harness.harness.models.llm import LLMModelInfo, LLMRequest, LLMResponse, Usage, UserItem
 from tiny_harness.harness.security import Redactor
 from tiny_harness.harness.tools.definition import ToolCall, ToolResult
+from tiny_harness.service.o11y.operations import Operations
 from tiny_harness.service.o11y.spans import SpanHooks
 
 MODEL = LLMModelInfo(provider="openai", model="gpt-test", context_window=1000)
@@ -38,10 +44,21 @@ def traced(*, capture_content: bool) -> tuple[HookManager, InMemorySpanExporter]
     hooks = HookManager()
     redactor = Redactor([SECRET])
     spans = SpanHooks(
-        provider.get_tracer("test"), MODEL, redactor=redactor, capture_content=capture_content
+        Operations(provider.get_tracer("test")),
+        MODEL,
+        redactor=redactor,
+        capture_content=capture_content,
     )
     hooks.register(spans)
     return hooks, exporter
+
+
+def untraced(caplog: pytest.LogCaptureFixture) -> HookManager:
+    """The hooks of a process without telemetry, content capture on, its records caught."""
+    caplog.set_level(logging.INFO, logger="tiny_harness.service.o11y.operations")
+    hooks = HookManager()
+    hooks.register(SpanHooks(Operations(), MODEL, redactor=Redactor(), capture_content=True))
+    return hooks
 
 
 async def model_call(hooks: HookManager, text: str) -> None:
@@ -89,6 +106,9 @@ async def test_a_model_call_is_a_chat_span_with_the_genai_attributes() -> None:
         "tiny_harness.task_id": "t-1",
         "tiny_harness.correlation_id": "a-1",
         "tiny_harness.attempt": 1,
+        "tiny_harness.operation": "llm.invoked",
+        "tiny_harness.phase": "post",
+        "tiny_harness.outcome": "stop",
     }
 
 
@@ -144,8 +164,47 @@ async def test_an_operation_that_never_reaches_post_is_ended_as_an_error_when_it
 
     failed, retried = exporter.get_finished_spans()
     assert failed.status.status_code == StatusCode.ERROR
+    assert dict(failed.attributes or {})["tiny_harness.outcome"] == "abandoned"
     assert retried.status.status_code == StatusCode.UNSET
     assert failed.context.trace_id != 0
+
+
+async def test_a_model_call_is_logged_once_with_its_finish_reason_and_not_its_words(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Untraced (no telemetry), the same hooks still write each call's record."""
+    hooks = untraced(caplog)
+
+    await model_call(hooks, SECRET)
+
+    (record,) = caplog.records
+    assert record.levelno == logging.INFO
+    assert record.getMessage() == "task t-1: llm.invoked chat gpt-test-2026 (120 in, 7 out): stop"
+    assert log_fields(record) == {
+        "task_id": "t-1",
+        "correlation_id": "a-1",
+        "operation": "llm.invoked",
+        "phase": "post",
+        "outcome": "stop",
+    }
+    assert SECRET not in caplog.text
+
+
+async def test_a_tool_call_is_logged_with_ok_or_error_and_not_its_arguments_or_result(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    hooks = untraced(caplog)
+
+    for error in (False, True):
+        await tool_call(hooks, error=error)
+
+    assert [r.getMessage() for r in caplog.records] == [
+        "task t-1: tool.invoked ledger.books.lookup: ok",
+        "task t-1: tool.invoked ledger.books.lookup: error",
+    ]
+    assert [log_fields(r)["correlation_id"] for r in caplog.records] == ["c-1", "c-1"]
+    assert SECRET not in caplog.text
+    assert KEY not in caplog.text
 
 
 def test_it_listens_at_the_pre_and_post_of_model_and_tool_calls_alone() -> None:

@@ -44,6 +44,7 @@ turns:
 """
 # The OTLP enum values, as the protobuf carries them (SpanKind.SERVER is 1 in the API).
 OTLP_SERVER = SpanKind.SERVER.value + 1
+OTLP_CLIENT = SpanKind.CLIENT.value + 1
 
 
 def traced_serve(
@@ -278,16 +279,20 @@ async def test_a_task_delegated_to_another_harness_is_one_trace_across_both(
     chats = [s for s in spans if s.name.startswith("chat ")]
     assert {s.service for s in chats} == {"parent", "child"}
     assert {s.trace_id for s in chats} == {trace_id}
-    # The child's server span hangs under the parent's stand-in activity that called it.
+    # The child's server span hangs under the parent's CLIENT span of the same request,
+    # and that one under the stand-in activity that sent it.
     by_id = {s.span_id: s for s in spans if s.trace_id == trace_id}
     requests = [
         s
         for s in by_id.values()
         if s.service == "child" and s.kind == OTLP_SERVER and s.name == "POST"
     ]
-    callers = {(by_id[s.parent_span_id].service, by_id[s.parent_span_id].name) for s in requests}
+    sent = [by_id[s.parent_span_id] for s in requests]
+    assert {(s.service, s.kind, s.name) for s in sent} == {("parent", OTLP_CLIENT, "POST")}
+    callers = {(by_id[s.parent_span_id].service, by_id[s.parent_span_id].name) for s in sent}
     assert ("parent", "RunActivity:start_agent_task") in callers
     assert {service for service, _ in callers} == {"parent"}
+    assert all("url.full" in s.attributes or "http.url" in s.attributes for s in sent)
     # The parent marks the sub-task's spawning and its end, in the same trace.
     spawned = [s for s in by_id.values() if s.name == "subtask.spawned"]
     assert sorted(

@@ -59,9 +59,9 @@ from tiny_harness.harness.agents.agent import Agent, Updates
 from tiny_harness.harness.agents.credentials import SchemeCredential, fitting_schemes
 from tiny_harness.harness.agents.sdk_streams import closing_stream, track_responses
 from tiny_harness.harness.agents.spec import AgentAuth, RemoteAgentSpec
-from tiny_harness.harness.agents.trace_context import carry_trace
 from tiny_harness.harness.channels.extension import CHANNEL_EXTENSION_URI
 from tiny_harness.harness.entities import EntityKind, EntityRef
+from tiny_harness.harness.http_spans import trace_calls_out
 from tiny_harness.harness.tasks.extension import TASK_EXTENSION_URI
 
 __all__ = [
@@ -194,16 +194,16 @@ class RemoteAgent(Agent):
         """The agent `spec` names, its card fetched (unless `card` is given) and validated.
 
         `http` is shared, not owned: `aclose` leaves it open, its timeouts bound the streams
-        (a client made here lets a stream be quiet indefinitely), and a response hook and a
-        request hook (the trace context, `carry_trace`) are added to it. Unary calls are
-        bounded by `CALL_TIMEOUT_SECONDS` either way.
+        (a client made here lets a stream be quiet indefinitely), a response hook is added
+        to it and its requests are traced (`trace_calls_out`). Unary calls are bounded by
+        `CALL_TIMEOUT_SECONDS` either way.
 
         Raises `AgentUnavailableError` when the card cannot be fetched or parsed, and
         `UnsupportedExtensionError` when it is refused (see `card_refusal`).
         """
         owns_http = http is None
         client_http = http if http is not None else httpx.AsyncClient(timeout=_STREAM_TIMEOUT)
-        carry_trace(client_http)
+        trace_calls_out(client_http)
         try:
             if card is None:
                 card = await _fetch_card(spec, client_http)

@@ -184,7 +184,7 @@ class HarnessRequestHandler(RequestHandler):
         if message.context_id:
             await self._check_context_owner(message.context_id, participant)
         context_id = message.context_id or str(uuid.uuid4())
-        with invoke_agent(self._card.name, task_id, context_id):
+        with invoke_agent(self._card.name, task_id, context_id, message.message_id):
             if push is None:
                 return await self._gateway.start(task_id, context_id, message)
             # Registered first, so a refused config starts no task; its courier reads from
@@ -220,7 +220,9 @@ class HarnessRequestHandler(RequestHandler):
             raise a2a_error(error) from error
         if push is not None:
             await self._push.register(push, task_id, cursor=snap.version, final=False)
-        with invoke_agent(self._card.name, task_id, snap.task.context_id):
+        with invoke_agent(
+            self._card.name, task_id, snap.task.context_id, admitted.message.message_id
+        ):
             return await send_reply(self._gateway, admitted, datetime.now(UTC))
 
     # ---- tasks -------------------------------------------------------------------------

@@ -1,12 +1,13 @@
-"""`invoke_agent`: the span of a message given to this agent, the task's own span.
+"""`invoke_agent`: a message given to this agent, the task's own span.
 
-The A2A handler opens it around starting a task or delivering a reply, under the request's
+The A2A handler runs it around starting a task or delivering a reply, under the request's
 server span, so Temporal's spans (the update-with-start, the workflow, each activity, and
-so every model and tool call) nest under it. Named and attributed by the OpenTelemetry
-GenAI conventions: `invoke_agent {agent}` with `gen_ai.operation.name` = `invoke_agent`,
-`gen_ai.agent.name`, `gen_ai.conversation.id` (the A2A context id) and
-`tiny_harness.task_id`. It uses the process's global tracer provider: without telemetry
-that is the OpenTelemetry API's no-op one, and the span costs next to nothing.
+so every model and tool call) nest under it. It is an `agent.invoked` operation
+(`operations.py`: one span and one record), named and attributed by the OpenTelemetry GenAI
+conventions: `invoke_agent {agent}` with `gen_ai.operation.name` = `invoke_agent`,
+`gen_ai.agent.name` and `gen_ai.conversation.id` (the A2A context id); its correlation id is
+the message's id. It uses the process's global tracer provider: without telemetry that is
+the OpenTelemetry API's no-op one, and the span costs next to nothing.
 """
 
 from __future__ import annotations
@@ -15,26 +16,31 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from opentelemetry import trace
-from opentelemetry.trace import Span, SpanKind
 
+from tiny_harness.harness.hooks import Operation
 from tiny_harness.harness.tasks.extension import TaskTrace
+from tiny_harness.service.o11y.operations import OperationRun, Operations
+
+# A proxy: it traces by the global provider from the moment one is set.
+_OPERATIONS = Operations(trace.get_tracer("tiny_harness"))
 
 
 @contextmanager
-def invoke_agent(agent: str, task_id: str, context_id: str) -> Iterator[Span]:
-    """The current span, for as long as the block runs, of `agent` given a message for
-    the task `task_id` in the context `context_id`."""
-    tracer = trace.get_tracer("tiny_harness")
+def invoke_agent(
+    agent: str, task_id: str, context_id: str, message_id: str
+) -> Iterator[OperationRun]:
+    """The current operation, for as long as the block runs, of `agent` given the message
+    `message_id` for the task `task_id` in the context `context_id`."""
     attributes = {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": agent,
         "gen_ai.conversation.id": context_id,
-        "tiny_harness.task_id": task_id,
     }
-    with tracer.start_as_current_span(
-        f"invoke_agent {agent}", kind=SpanKind.INTERNAL, attributes=attributes
-    ) as span:
-        yield span
+    with _OPERATIONS.run(
+        Operation.AGENT_INVOKED, task_id, message_id, attributes, name=f"invoke_agent {agent}"
+    ) as run:
+        run.detail = "a message"
+        yield run
 
 
 def current_trace(url_template: str | None) -> TaskTrace | None:

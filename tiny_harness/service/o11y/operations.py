@@ -1,21 +1,33 @@
-"""`Operations`: the harness's own work, beside model and tool calls, as spans and log records.
+"""`Operations`: the one way the harness opens a span, and `record`, the one way it writes a
+log record of what it did.
 
-Model and tool calls have their GenAI spans (`spans.py`) and records (`operation_log.py`).
-The rest of what a task does is of two kinds:
+Every operation a task goes through, in a process that serves or works, is an
+`OperationRun`: one span and one record. `Operations.begin` starts it and `OperationRun.end`
+finishes it; `Operations.run` is the same as a block, its span current while the block runs
+(what it calls nests under it). Three kinds use it:
 
+- a message given to this agent (`agent.invoked`, `agent_spans.invoke_agent`), around
+  starting a task or delivering a reply;
 - work in an activity, which takes time: writing the task to the store
   (`persistence.write`), folding its context into a summary (`compaction.summarise`),
-  choosing whom to ask (`help.decided`). `Operations.run` wraps it in a span, current
-  while it runs (what it calls nests under it), and writes one record when it ends;
-- moments in the workflow: a plan made, a step done, a question asked and answered, a
-  sub-task spawned and ended. The workflow marks each as it happens
-  (`workflows/milestones.py`) with a zero-length span and one record.
+  choosing whom to ask (`help.decided`);
+- a model or a tool call (`llm.invoked`, `tool.invoked`), begun and ended from its hook
+  points by `spans.SpanHooks`, with the GenAI names and attributes.
 
-Each span is named after its operation (the hook point's operation name) and carries
+Moments in the workflow (a plan made, a step done, a question asked and answered, a
+sub-task spawned and ended) are marked by `workflows/milestones.py`: the workflow may not
+open a span itself (it replays), so its zero-length span is Temporal's `completed_span`; its
+record is written by `record`, the same as here.
+
+Each span is named after its operation unless told otherwise and carries
 `tiny_harness.task_id`, `tiny_harness.correlation_id`, `tiny_harness.operation`,
 `tiny_harness.phase` and `tiny_harness.outcome`; each record carries the same five as
-`extra` fields (`logs.FIELDS`), at INFO in every environment. Neither holds content, and
-a failure is recorded by its error's type, never its message (which may quote content).
+`extra` fields (`logs.FIELDS`), at INFO in every environment, and reads
+
+    task 5bc1…: persistence.write version 3, 2 records: stored
+
+Neither holds content, and a failure is recorded by its error's type, never its message
+(which may quote content).
 """
 
 from __future__ import annotations
@@ -26,7 +38,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Final
 
-from opentelemetry.trace import NoOpTracer, Span, SpanKind, Status, StatusCode, Tracer
+from opentelemetry.trace import NoOpTracer, Span, SpanKind, Status, StatusCode, Tracer, use_span
 from opentelemetry.util.types import AttributeValue
 
 from tiny_harness.harness.hooks import Operation, Phase
@@ -56,26 +68,83 @@ def span_attributes(fields: Mapping[str, str], outcome: str) -> dict[str, Attrib
     return attributes
 
 
-class OperationRun:
-    """What a running operation tells its span and record: its outcome and details."""
+def record(
+    log: logging.Logger | logging.LoggerAdapter[logging.Logger],
+    fields: Mapping[str, str],
+    outcome: str,
+    detail: str = "",
+) -> None:
+    """Write the one record of an operation with `fields` that came to `outcome` on `log`
+    (the workflow's logger in workflow code); `detail` is a few words, no content."""
+    words = f" {detail}" if detail else ""
+    log.info(
+        "task %s: %s%s: %s",
+        fields["task_id"],
+        fields["operation"],
+        words,
+        outcome,
+        extra={**fields, "outcome": outcome},
+    )
 
-    def __init__(self, span: Span) -> None:
+
+class OperationRun:
+    """One operation under way: its span, and what its record will say when it ends."""
+
+    def __init__(self, span: Span, fields: Mapping[str, str]) -> None:
+        self.span = span
         self.outcome = "ok"
         """What the operation came to; `error` (or `cancelled`) when its block raises."""
         self.detail = ""
         """A few words for the text log line, for example `3 records`; no content."""
-        self._span = span
+        self._fields = fields
+        self._ended = False
 
     def note(self, attributes: Mapping[str, AttributeValue]) -> None:
         """Add `attributes` (figures, names; no content) to the operation's span."""
-        self._span.set_attributes(attributes)
+        self.span.set_attributes(attributes)
+
+    def fail(self, error_type: str, description: str) -> None:
+        """Mark the span as an error of `error_type` (a type's name, never a message)."""
+        self.span.set_attribute("error.type", error_type)
+        self.span.set_status(Status(StatusCode.ERROR, description))
+
+    def end(self) -> None:
+        """End the span with the outcome and write the record; a second end does nothing."""
+        if self._ended:
+            return
+        self._ended = True
+        self.span.set_attribute(PREFIX + "outcome", self.outcome)
+        self.span.end()
+        record(logger, self._fields, self.outcome, self.detail)
 
 
 class Operations:
-    """Opens the spans of the harness's own operations on `tracer` (no-op when None)."""
+    """Begins the harness's operations on `tracer` (no-op when None): see the module."""
 
     def __init__(self, tracer: Tracer | None = None) -> None:
         self._tracer = tracer or NoOpTracer()
+
+    def begin(
+        self,
+        operation: Operation,
+        task_id: str,
+        correlation_id: str,
+        attributes: Mapping[str, AttributeValue] | None = None,
+        *,
+        name: str | None = None,
+        kind: SpanKind = SpanKind.INTERNAL,
+    ) -> OperationRun:
+        """`operation` of task `task_id` begun: its span started (a child of the current
+        one, not made current) and its record to come at `end`."""
+        fields = operation_fields(operation, Phase.POST, task_id, correlation_id)
+        span = self._tracer.start_span(
+            name or str(operation),
+            kind=kind,
+            attributes=span_attributes(fields, "ok") | dict(attributes or {}),
+            record_exception=False,
+            set_status_on_exception=False,
+        )
+        return OperationRun(span, fields)
 
     @contextmanager
     def run(
@@ -84,39 +153,22 @@ class Operations:
         task_id: str,
         correlation_id: str,
         attributes: Mapping[str, AttributeValue] | None = None,
+        *,
+        name: str | None = None,
+        kind: SpanKind = SpanKind.INTERNAL,
     ) -> Iterator[OperationRun]:
-        """The block as `operation` of task `task_id`: one span, current while it runs,
-        and one record when it ends, whether it returns or raises."""
-        fields = operation_fields(operation, Phase.POST, task_id, correlation_id)
-        opened = span_attributes(fields, "ok") | dict(attributes or {})
-        with self._tracer.start_as_current_span(
-            str(operation),
-            kind=SpanKind.INTERNAL,
-            attributes=opened,
-            record_exception=False,
-            set_status_on_exception=False,
-        ) as span:
-            run = OperationRun(span)
+        """The block as `operation` (`begin`), its span current while it runs, ended when
+        it returns or raises."""
+        run = self.begin(operation, task_id, correlation_id, attributes, name=name, kind=kind)
+        with use_span(
+            run.span, end_on_exit=False, record_exception=False, set_status_on_exception=False
+        ):
             try:
                 yield run
             except BaseException as error:
                 cancelled = isinstance(error, asyncio.CancelledError)
                 run.outcome = "cancelled" if cancelled else "error"
-                span.set_attribute("error.type", type(error).__name__)
-                span.set_status(Status(StatusCode.ERROR, type(error).__name__))
+                run.fail(type(error).__name__, type(error).__name__)
                 raise
             finally:
-                span.set_attribute(PREFIX + "outcome", run.outcome)
-                _log(fields, run)
-
-
-def _log(fields: Mapping[str, str], run: OperationRun) -> None:
-    detail = f" {run.detail}" if run.detail else ""
-    logger.info(
-        "task %s: %s%s: %s",
-        fields["task_id"],
-        fields["operation"],
-        detail,
-        run.outcome,
-        extra={**fields, "outcome": run.outcome},
-    )
+                run.end()

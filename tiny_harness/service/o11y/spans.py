@@ -1,10 +1,17 @@
-"""`SpanHooks`: the tracing HookExecutor, one span per model call and per tool call.
+"""`SpanHooks`: the tracing HookExecutor, one operation per model call and per tool call.
 
 It subscribes to the pre and post points of `llm.invoked` and `tool.invoked`. At pre it
-opens the span as a child of whatever is current (the activity's span, which Temporal's
-tracing interceptor opened) and makes it current, so what the body calls (an MCP server,
-another agent) joins it; at post it sets what the call came to and ends it. Names and
-attributes follow the OpenTelemetry GenAI semantic conventions:
+begins the call as an `OperationRun` (`operations.py`: one span and one record), its span a
+child of whatever is current (the activity's span, which Temporal's tracing interceptor
+opened) and made current, so what the body calls (an MCP server, another agent) joins it;
+at post it sets what the call came to and ends it, which writes the record:
+
+    task 5bc1…: llm.invoked chat script (812 in, 31 out): tool_calls
+    task 5bc1…: tool.invoked create_plan: ok
+
+It is registered in every process, traced or not (untraced, its spans are no-op ones and
+only the records are written). Names and attributes follow the OpenTelemetry GenAI
+semantic conventions:
 
     chat {model}          gen_ai.operation.name=chat, gen_ai.provider.name,
                           gen_ai.request.model, gen_ai.response.model,
@@ -14,13 +21,13 @@ attributes follow the OpenTelemetry GenAI semantic conventions:
     execute_tool {name}   gen_ai.operation.name=execute_tool, gen_ai.tool.name,
                           gen_ai.tool.call.id; status ERROR for an error result
 
-Every span also carries `tiny_harness.task_id`, `tiny_harness.correlation_id` and
-`tiny_harness.attempt`. Contents (the model's input and output, a tool's arguments and
-result) are recorded only with `capture_content`, and then masked by the Redactor first.
+beside the operation's own `tiny_harness.*` attributes and `tiny_harness.attempt`. Contents
+(the model's input and output, a tool's arguments and result) are recorded only with
+`capture_content`, and then masked by the Redactor first; the record never holds them.
 
-A body that raises never reaches post: its span is ended, marked as an error, when the
-same operation starts again (the activity's retry) or when more than `calls.MAX_OPEN` spans
-are open at once, so none is held forever.
+A body that raises never reaches post: its call is ended as `abandoned`, its span marked as
+an error, when the same call starts again (the activity's retry) or when more than
+`calls.MAX_OPEN` calls are open at once, so none is held forever.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import json
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
+from opentelemetry.trace import SpanKind
 
 from tiny_harness.harness.hooks import (
     HookContext,
@@ -49,6 +56,7 @@ from tiny_harness.service.o11y.calls import (
     OpenCalls,
     call_key,
 )
+from tiny_harness.service.o11y.operations import OperationRun, Operations
 
 
 class SpanHooks:
@@ -60,17 +68,17 @@ class SpanHooks:
 
     def __init__(
         self,
-        tracer: Tracer,
+        operations: Operations,
         model: LLMModelInfo,
         *,
         redactor: Redactor,
         capture_content: bool = False,
     ) -> None:
-        self._tracer = tracer
+        self._operations = operations
         self._model = model
         self._redactor = redactor
         self._capture = capture_content
-        self._open: OpenCalls[tuple[Span, object]] = OpenCalls()
+        self._open: OpenCalls[tuple[OperationRun, object]] = OpenCalls()
 
     async def handle(self, point: HookPoint, ctx: HookContext) -> HookContext | None:
         """Open the operation's span at pre, end it at post; the context passes unchanged."""
@@ -82,34 +90,42 @@ class SpanHooks:
         return None
 
     def _start(self, key: CallKey, ctx: HookContext) -> None:
+        operation = key[0]
         if isinstance(ctx, LLMInvokedPre):
-            span = self._tracer.start_span(
-                f"chat {self._model.model}", kind=SpanKind.CLIENT, attributes=self._chat(ctx)
-            )
+            name, kind, attributes = f"chat {self._model.model}", SpanKind.CLIENT, self._chat(ctx)
+            detail = name
         elif isinstance(ctx, ToolInvokedPre):
-            span = self._tracer.start_span(
-                f"execute_tool {ctx.call.name}", kind=SpanKind.INTERNAL, attributes=self._tool(ctx)
+            name, kind, attributes = (
+                f"execute_tool {ctx.call.name}",
+                SpanKind.INTERNAL,
+                self._tool(ctx),
             )
+            detail = ctx.call.name
         else:
             return
-        token = otel_context.attach(trace.set_span_in_context(span))
-        for dropped, _ in self._open.open(key, (span, token)):
+        run = self._operations.begin(
+            operation, ctx.task_id, ctx.correlation_id, attributes, name=name, kind=kind
+        )
+        run.detail = detail
+        token = otel_context.attach(trace.set_span_in_context(run.span))
+        for dropped, _ in self._open.open(key, (run, token)):
             _abandon(dropped)
 
     def _end(self, key: CallKey, ctx: LLMInvokedPost | ToolInvokedPost) -> None:
         opened = self._open.close(key)
         if opened is None:
             return
-        span, token = opened
+        run, token = opened
         otel_context.detach(token)  # type: ignore[arg-type]
         if isinstance(ctx, LLMInvokedPost):
-            self._answered(span, ctx)
+            self._answered(run, ctx)
         else:
-            self._returned(span, ctx)
-        span.end()
+            self._returned(run, ctx)
+        run.end()
 
     def _chat(self, ctx: LLMInvokedPre) -> dict[str, str | int]:
-        attributes = _common(ctx) | {
+        attributes: dict[str, str | int] = {
+            "tiny_harness.attempt": ctx.attempt,
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": self._model.provider,
             "gen_ai.request.model": self._model.model,
@@ -120,9 +136,12 @@ class SpanHooks:
             attributes["gen_ai.system_instructions"] = self._masked(ctx.request.instructions)
         return attributes
 
-    def _answered(self, span: Span, ctx: LLMInvokedPost) -> None:
+    def _answered(self, run: OperationRun, ctx: LLMInvokedPost) -> None:
         response = ctx.response
-        span.set_attributes(
+        usage = response.usage
+        run.outcome = response.finish
+        run.detail = f"chat {response.model} ({usage.input_tokens} in, {usage.output_tokens} out)"
+        run.note(
             {
                 "gen_ai.response.model": response.model,
                 "gen_ai.usage.input_tokens": response.usage.input_tokens,
@@ -132,10 +151,11 @@ class SpanHooks:
             }
         )
         if self._capture:
-            span.set_attribute("gen_ai.output.messages", self._masked(response.output_text))
+            run.note({"gen_ai.output.messages": self._masked(response.output_text)})
 
     def _tool(self, ctx: ToolInvokedPre) -> dict[str, str | int]:
-        attributes = _common(ctx) | {
+        attributes: dict[str, str | int] = {
+            "tiny_harness.attempt": ctx.attempt,
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": ctx.call.name,
             "gen_ai.tool.call.id": ctx.call.call_id,
@@ -145,26 +165,19 @@ class SpanHooks:
             attributes["gen_ai.tool.call.arguments"] = self._masked(arguments)
         return attributes
 
-    def _returned(self, span: Span, ctx: ToolInvokedPost) -> None:
+    def _returned(self, run: OperationRun, ctx: ToolInvokedPost) -> None:
         if ctx.result.is_error:
-            span.set_attribute("error.type", "tool_error")
-            span.set_status(Status(StatusCode.ERROR, "the tool returned an error"))
+            run.outcome = "error"
+            run.fail("tool_error", "the tool returned an error")
         if self._capture:
-            span.set_attribute("gen_ai.tool.call.result", self._masked(ctx.result.text))
+            run.note({"gen_ai.tool.call.result": self._masked(ctx.result.text)})
 
     def _masked(self, text: str) -> str:
         return self._redactor.text(text)
 
 
-def _abandon(span: Span) -> None:
-    """End a span whose post never came: its body raised (or it was let go)."""
-    span.set_status(Status(StatusCode.ERROR, "the operation ended without its post"))
-    span.end()
-
-
-def _common(ctx: HookContext) -> dict[str, str | int]:
-    return {
-        "tiny_harness.task_id": ctx.task_id,
-        "tiny_harness.correlation_id": ctx.correlation_id,
-        "tiny_harness.attempt": ctx.attempt,
-    }
+def _abandon(run: OperationRun) -> None:
+    """End a call whose post never came: its body raised (or it was let go)."""
+    run.outcome = "abandoned"
+    run.fail("abandoned", "the operation ended without its post")
+    run.end()

@@ -3,9 +3,10 @@
 Workflow-side code, deterministic. A plan made (`plan.created`), a step done
 (`step.finished`), a question asked and answered (`help.requested`, phases pre and post),
 a sub-task spawned and ended (`subtask.spawned`, pre and post): each is one log record
-(`workflow.logger`, at INFO, with the fields of `o11y/operations.py`) and, when the task is
-traced, one zero-length span. The span is Temporal's `completed_span`, made by the
-tracing interceptor in the worker and under the workflow's trace. Neither is made again
+(`operations.record` on `workflow.logger`, the fields and words of every other operation)
+and, when the task is traced, one zero-length span. The workflow may not open a span itself
+(it replays): the span is Temporal's `completed_span`, made by the tracing interceptor in
+the worker and under the workflow's trace. Neither is made again
 when the workflow replays, so each moment is marked once.
 """
 
@@ -20,7 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from opentelemetry.util.types import AttributeValue
 
     from tiny_harness.harness.hooks import Operation, Phase
-    from tiny_harness.service.o11y.operations import operation_fields, span_attributes
+    from tiny_harness.service.o11y.operations import operation_fields, record, span_attributes
 
 
 class Milestones:
@@ -51,14 +52,7 @@ class Milestones:
     ) -> None:
         """Mark `operation` (`detail`: a few words for the text log, no content)."""
         fields = operation_fields(operation, phase, self._task_id, correlation_id)
-        workflow.logger.info(
-            "task %s: %s %s: %s",
-            self._task_id,
-            operation,
-            detail,
-            outcome,
-            extra={**fields, "outcome": outcome},
-        )
+        record(workflow.logger, fields, outcome, detail)
         # Without the tracing interceptor the workflow has no span at all: nothing to join.
         if trace.get_current_span() is trace.INVALID_SPAN:
             return
