@@ -13,7 +13,7 @@ WEB_SRC := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(wildcard docs/a2a/ext/*.schema.json)
 NPM    := $(shell command -v npm 2>/dev/null)
 
-.PHONY: serve test lint clean web web-test chromium
+.PHONY: serve demo test lint clean web web-test chromium
 
 $(BIN)/python:
 	@$(BOOT) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "tiny-harness needs Python >= 3.12; found " + sys.version)'
@@ -43,6 +43,14 @@ else
 endif
 
 serve: $(VENV)/.installed web
+	$(BIN)/tiny-harness serve $(ARGS)
+
+# The demo plugin on its script, offline (examples/demo-plugin/README.md). PATH first: the
+# plugin's MCP servers run `python`, which needs the venv's `mcp`.
+demo: $(VENV)/.installed web
+	PATH="$(CURDIR)/$(BIN):$$PATH" \
+	TINY_HARNESS_PLUGINS=examples/demo-plugin \
+	TINY_HARNESS_MODEL__SCRIPT=examples/demo-plugin/script.yaml \
 	$(BIN)/tiny-harness serve $(ARGS)
 
 # The browser tests drive Debian's chromium; as root (CI) it is installed when missing.
