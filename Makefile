@@ -32,6 +32,11 @@ $(WEB)/node_modules/.package-lock.json: $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
 	@touch $@
 
+# The JavaScript client example, which the browser tests run (examples/client/README.md).
+examples/client/node_modules/.package-lock.json: examples/client/package-lock.json
+	cd examples/client && npm ci --no-audit --no-fund
+	@touch $@
+
 $(WEB)/dist/index.html: $(WEB_SRC) $(WEB)/node_modules/.package-lock.json
 	cd $(WEB) && npm run build
 
@@ -60,7 +65,8 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } || \
 	  { echo "chromium is needed for the web UI's browser tests: apt-get install -y chromium"; exit 1; }
 
-web-test: $(VENV)/.installed-dev $(WEB)/node_modules/.package-lock.json chromium
+web-test: $(VENV)/.installed-dev $(WEB)/node_modules/.package-lock.json \
+	  examples/client/node_modules/.package-lock.json chromium
 	cd $(WEB) && npm run typecheck && npm run lint && npm test && npm run build && npm run e2e
 
 lint: $(VENV)/.installed-dev
