@@ -25,9 +25,17 @@ class ServeProcess:
     """One `python -m tiny_harness serve|server|worker` child, its log lines, and a clean stop."""
 
     def __init__(
-        self, data_dir: Path, port: int, env: dict[str, str], *, command: str = "serve"
+        self,
+        data_dir: Path,
+        port: int,
+        env: dict[str, str],
+        *,
+        command: str = "serve",
+        args: tuple[str, ...] = (),
     ) -> None:
+        """`args`: more of the command's flags (`--config FILE`)."""
         self.command = command
+        self.args = args
         self.data_dir = data_dir
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
@@ -49,6 +57,7 @@ class ServeProcess:
             "--data-dir",
             str(self.data_dir),
             *(["--port", str(self.port)] if self.command in ("serve", "server") else []),
+            *self.args,
             env=self._env,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
