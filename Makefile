@@ -13,7 +13,7 @@ WEB_SRC := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(wildcard docs/a2a/ext/*.schema.json)
 NPM    := $(shell command -v npm 2>/dev/null)
 
-.PHONY: serve demo test lint clean web web-test chromium
+.PHONY: serve demo test lint docs clean web web-test chromium
 
 $(BIN)/python:
 	@$(BOOT) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "tiny-harness needs Python >= 3.12; found " + sys.version)'
@@ -76,7 +76,12 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/lint-imports
 	$(BIN)/python .ci/shape.py tiny_harness
 
-test: lint
+# The documentation site, strictly: a broken link, page or anchor fails (docs/README.md).
+# Material's notice of its end of life is said once, in docs/README.md, not at every build.
+docs: $(VENV)/.installed-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+test: lint docs
 	$(BIN)/pytest $(ARGS)
 	@$(MAKE) --no-print-directory web-test
 

@@ -54,6 +54,8 @@ class AuthConfig(BaseModel, extra="forbid", frozen=True):
     """How A2A callers are authenticated (see the module's docstring)."""
 
     mode: AuthMode = "none"
+    """How a caller is known: `none` (the `X-Participant-Id` header a perimeter sets),
+    `api_key` or `jwt`."""
     api_keys: tuple[ApiKeyDigest, ...] = ()
     """The accepted keys in `api_key` mode, digests unique."""
     jwks_url: AnyHttpUrl | None = None

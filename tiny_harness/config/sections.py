@@ -18,7 +18,9 @@ class TemporalConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_error
     address: NonEmptyStr | None = None
     """``host:port`` of a Temporal frontend; None starts an embedded dev server in ``serve``."""
     namespace: NonEmptyStr = "default"
+    """The Temporal namespace every task's workflow runs in."""
     task_queue: NonEmptyStr = "tiny-harness"
+    """The task queue the worker polls and the server starts tasks on; one per deployment."""
     tls: bool | None = None
     """TLS to ``address``: None leaves it to the SDK (on with an API key), true uses the
     system's roots, false none; the ``tls_*`` files below turn it on."""
@@ -50,7 +52,9 @@ class ServerConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=
     """The A2A HTTP server."""
 
     host: NonEmptyStr = "127.0.0.1"
+    """The address the A2A server listens on (`0.0.0.0` for every interface)."""
     port: Port = 8080
+    """The port the A2A server listens on; 0 picks a free one."""
     public_url: AnyHttpUrl | None = None
     """Base URL the agent card advertises; None means ``http://{host}:{port}``."""
     max_request_bytes: Annotated[int, Field(ge=1024)] = 1_048_576
@@ -118,7 +122,10 @@ class HeartbeatConfig(BaseModel, extra="forbid", frozen=True):
     """The `tiny-harness-heartbeat` schedule: whether the server creates it, how often."""
 
     enabled: bool = True
+    """Keep the heartbeat schedule: pull channels polled, open tasks counted for
+    `GET /_monitor`, old store records swept."""
     interval: Annotated[Duration, Field(ge=timedelta(seconds=1))] = timedelta(seconds=30)
+    """How often the heartbeat runs (ISO 8601, at least 1 s)."""
     schedule_id: NonEmptyStr = "tiny-harness-heartbeat"
     """Id of the Temporal schedule; each tick's workflow id starts with it. Harnesses that
     share a namespace but not a task queue need different ids."""

@@ -50,6 +50,7 @@ class Settings(BaseSettings):
     data_dir: Path = Path(".tiny-harness")
     """Directory for the store and other runtime state."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    """The lowest level logged, case-insensitive."""
     log_format: Literal["text", "json"] = "text"
     """`text`: one readable line per record. `json`: one JSON object per line, with the trace
     and span ids of the span current when it was logged (`TINY_HARNESS_LOG_FORMAT`)."""

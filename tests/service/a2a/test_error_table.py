@@ -181,7 +181,7 @@ ROWS: Final[tuple[Row, ...]] = (
     ),
     Row(
         # Spec 4.6.3: an agent SHOULD ignore a requested extension it does not support
-        # (unless the card marks it required). We refuse it by design (README, "The task
+        # (unless the card marks it required). We refuse it by design (docs/extensions.md, "The task
         # extension"); UnsupportedOperation is the nearest error the table offers.
         "UnsupportedOperationError",
         "an unadvertised extension in A2A-Extensions",

@@ -126,7 +126,9 @@ class ContextBudget(BaseModel, frozen=True):
     how long a tool result the model is shown."""
 
     turn_budget_tokens: int = Field(default=12_000, gt=0)
+    """Input tokens one model call may use (or the model's window, if smaller)."""
     compaction_fraction: float = Field(default=0.75, gt=0, le=1)
+    """Past this fraction of the budget, the oldest conversation is folded into a summary."""
     max_tool_result_chars: int = Field(default=16_000, ge=1_000)
     """The longest tool result the model is shown; a longer one is cut and kept whole in
     the store, and the model reads on with `read_tool_result`."""

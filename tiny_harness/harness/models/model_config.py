@@ -25,6 +25,7 @@ class ModelConfig(BaseModel, extra="forbid", frozen=True, hide_input_in_errors=T
     base_url: AnyHttpUrl | None = None
     """The provider's endpoint; required for `openai-chat`, optional for the others."""
     max_output_tokens: int | None = Field(default=None, ge=1)
+    """Cap on output tokens per model call; None: the provider's default (anthropic: 8192)."""
     script: Path | None = None
     """YAML script for the scripted model; None means the built-in demo script. A relative path
     from the config file is resolved against the config file's directory."""

@@ -36,11 +36,18 @@ class RetentionConfig(BaseModel, extra="forbid", frozen=True):
     `TINY_HARNESS_RETENTION__PLAN=P7D` in the environment); a ttl must be positive."""
 
     task: Duration = _TTL
+    """A task's record, counted from its final state (its plan, state and stored tool
+    results go with it)."""
     plan: Duration = _TTL
+    """A plan's revisions, counted from the task's final state."""
     state: Duration = _TTL
+    """The loop's state records, counted from the task's final state."""
     inbox_audit: Duration = _TTL
+    """The audit record of each message a task took in."""
     compaction: Duration = _TTL
+    """Each compaction's record (what was folded, and the summary)."""
     channel_message: Duration = _TTL
+    """Each message posted to a task's channel."""
     tool_result: Duration = _TTL
     """Counted like a plan: kept while its task runs, however old."""
 

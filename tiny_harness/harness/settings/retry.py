@@ -21,10 +21,15 @@ class RetryPolicySpec(BaseModel, frozen=True, extra="forbid"):
     """One activity's retry policy."""
 
     initial_interval: Duration = timedelta(seconds=1)
+    """The wait before the first retry."""
     backoff_coefficient: float = Field(default=2.0, ge=1.0)
+    """Each wait is the last one times this."""
     maximum_interval: Duration = timedelta(seconds=60)
+    """The longest wait between two attempts."""
     maximum_attempts: int = Field(default=5, ge=1)
+    """Attempts in all, the first included (a tool that is not idempotent gets one)."""
     non_retryable_error_types: tuple[str, ...] = ()
+    """Error types never retried, by name."""
     jitter: float = Field(default=0.2, ge=0.0, le=1.0)
     """Each delay is scaled by a factor drawn from [1 - jitter, 1 + jitter]."""
 
@@ -44,6 +49,8 @@ class RetryPolicies(BaseModel, frozen=True, extra="forbid"):
 
     default: RetryPolicySpec = RetryPolicySpec()
     per_activity: Mapping[str, RetryPolicySpec] = {}
+    """A policy per activity, by its name (`invoke_llm`, `invoke_tool`, ...), in place of
+    `default`."""
     heartbeat_timeout: Duration = Field(default=timedelta(seconds=30), gt=timedelta(0))
     """A model or tool call whose worker stops heartbeating for this long has failed (its
     worker died) and goes down the retry path; the call heartbeats at a third of it."""
