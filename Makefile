@@ -53,7 +53,9 @@ serve: $(VENV)/.installed web
 # The demo plugin on its script, offline (examples/demo-plugin/README.md). PATH first: the
 # plugin's MCP servers run `python`, which needs the venv's `mcp`.
 demo: $(VENV)/.installed web
-	PATH="$(CURDIR)/$(BIN):$$PATH" \
+	@echo "demo: open http://127.0.0.1:8080/ui/ (web UI), or run .venv/bin/tiny-harness tui --as alice;"
+	@echo "      http://127.0.0.1:8233 is the Temporal UI. Send: Order team shirts for the offsite, 40 people."
+	PATH="$(CURDIR)/$(BIN):$$PATH" TINY_HARNESS_TEMPORAL__UI=true \
 	TINY_HARNESS_PLUGINS=examples/demo-plugin \
 	TINY_HARNESS_MODEL__SCRIPT=examples/demo-plugin/script.yaml \
 	$(BIN)/tiny-harness serve $(ARGS)
