@@ -35,6 +35,7 @@ from a2a.helpers import new_text_message
 from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskState
 from evidence import Figures, figures_of
 from otlp import SpanCollector
+from shots import screenshots
 from temporalio.client import Client as TemporalClient
 from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
@@ -180,8 +181,9 @@ async def exported(temporal: TemporalClient, collector: SpanCollector, task_id: 
         await asyncio.sleep(0.1)
 
 
-async def play(address: str, data_dir: Path) -> tuple[str, Figures]:
-    """The whole run against the Temporal at `address`; the task id and its figures."""
+async def play(address: str, data_dir: Path, shots: Path | None) -> tuple[str, Figures]:
+    """The whole run against the Temporal at `address`, the task's images written into
+    `shots` when given; the task id and its figures."""
     async with SpanCollector() as collector:
         env = environment(address, f"demo-run-{os.getpid()}", collector.url)
         shop = data_dir / "plugins" / "demo-plugin"
@@ -215,6 +217,8 @@ async def play(address: str, data_dir: Path) -> tuple[str, Figures]:
                 assert final_state(form) == TaskState.TASK_STATE_INPUT_REQUIRED, "no form"
                 done = await converse(client, press(task_id, "L"))
                 assert final_state(done) == TaskState.TASK_STATE_COMPLETED, "not completed"
+                for image in await screenshots(url, task_id, shots) if shots else []:
+                    print(f"image: {image}", flush=True)
         finally:
             for role in (server, *workers):
                 await role.stop()
@@ -238,16 +242,18 @@ async def main() -> int:
     parser.add_argument(
         "--data-dir", type=Path, help="where the run keeps its files (default: a temporary folder)"
     )
+    parser.add_argument("--screenshots", type=Path, help="write the task's images here")
     args = parser.parse_args()
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="tiny-harness-demo-run-"))
     if args.temporal:
-        task_id, figures = await play(args.temporal, data_dir)
+        task_id, figures = await play(args.temporal, data_dir, args.screenshots)
     else:
         path = str(temporal_cli_path())
         async with await WorkflowEnvironment.start_local(
             ip="127.0.0.1", dev_server_existing_path=path
         ) as env:
-            task_id, figures = await play(env.client.service_client.config.target_host, data_dir)
+            address = env.client.service_client.config.target_host
+            task_id, figures = await play(address, data_dir, args.screenshots)
     print(f"task {task_id}: completed; files in {data_dir}")
     print(figures.report())
     return 0 if figures.nothing_ran_twice() else 1

@@ -27,6 +27,7 @@ async def test_the_demo_survives_two_worker_crashes_and_nothing_runs_twice(
     data = tmp_path / "run"
     process = await asyncio.create_subprocess_exec(
         *(sys.executable, str(RUN), "--temporal", address, "--data-dir", str(data)),
+        *("--screenshots", str(tmp_path / "images")),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
@@ -39,6 +40,13 @@ async def test_the_demo_survives_two_worker_crashes_and_nothing_runs_twice(
     assert "crash: worker 2 killed while the task waits for an answer" in lines
     assert "verdict      no model call and no tool call ran twice" in lines
     (task_id,) = re.findall(r"^task (\S+): completed", printed, flags=re.MULTILINE)
+    # The terminal UI's pictures of the finished task (the web UI's needs chromium).
+    images = tmp_path / "images"
+    conversation = (images / "demo-tui.svg").read_text().replace("&#160;", " ")
+    assert "Ordered 10 navy team" in conversation
+    timeline = (images / "demo-tui-timeline.svg").read_text().replace("&#160;", " ")
+    assert "shop.store.find_items" in timeline
+    assert "vetoed" in timeline
     # The store's own files: the lookup killed mid-call started twice and finished once;
     # the one order was placed once.
     shop = data / "plugins" / "demo-plugin"
