@@ -50,15 +50,29 @@ endif
 serve: $(VENV)/.installed web
 	$(BIN)/tiny-harness serve $(ARGS)
 
-# The demo plugin on its script, offline (examples/demo-plugin/README.md). PATH first: the
-# plugin's MCP servers run `python`, which needs the venv's `mcp`.
+# The demo, offline (examples/demo-plugin/README.md): a second harness, the agent `shop`
+# of examples/two-harnesses, on port 8090 (its log in .tiny-harness/shop-agent.log), then
+# the demo plugin on its script on port 8080, which may delegate to it. PATH first: the
+# plugin's MCP servers run `python`, which needs the venv's `mcp`. Ctrl+C stops both.
+DEMO_SHOP := http://127.0.0.1:8090
 demo: $(VENV)/.installed web
-	@echo "demo: open http://127.0.0.1:8080/ui/ (web UI), or run .venv/bin/tiny-harness tui --as alice;"
-	@echo "      http://127.0.0.1:8233 is the Temporal UI. Send: Order team shirts for the offsite, 40 people."
-	PATH="$(CURDIR)/$(BIN):$$PATH" TINY_HARNESS_TEMPORAL__UI=true \
-	TINY_HARNESS_PLUGINS=examples/demo-plugin \
-	TINY_HARNESS_MODEL__SCRIPT=examples/demo-plugin/script.yaml \
-	$(BIN)/tiny-harness serve $(ARGS)
+	@mkdir -p .tiny-harness
+	@$(BIN)/tiny-harness serve --config examples/two-harnesses/child.toml \
+	    --data-dir .tiny-harness/shop-agent > .tiny-harness/shop-agent.log 2>&1 & \
+	  shop=$$!; trap 'kill $$shop 2>/dev/null' EXIT; \
+	  for _ in $$(seq 150); do \
+	    $(BIN)/python -c "import urllib.request as r; r.urlopen('$(DEMO_SHOP)/healthz')" 2>/dev/null && break; \
+	    sleep 0.2; \
+	  done; \
+	  echo "demo: open http://127.0.0.1:8080/ui/ (web UI), or run .venv/bin/tiny-harness tui --as alice;" && \
+	  echo "      http://127.0.0.1:8233 is the Temporal UI. Send 'Order team shirts for the offsite, 40 people.'" && \
+	  echo "      or 'Ask the shop agent for one shirt' (delegated to the agent on $(DEMO_SHOP))." && \
+	  PATH="$(CURDIR)/$(BIN):$$PATH" TINY_HARNESS_TEMPORAL__UI=true \
+	  TINY_HARNESS_PLUGINS=examples/demo-plugin \
+	  TINY_HARNESS_MODEL__SCRIPT=examples/demo-plugin/script.yaml \
+	  TINY_HARNESS_AGENTS='[{"id": "shop", "url": "$(DEMO_SHOP)"}]' \
+	  TINY_HARNESS_SERVER__BASE_URL=http://127.0.0.1:8080 \
+	  $(BIN)/tiny-harness serve $(ARGS)
 
 # The browser tests drive Debian's chromium; as root (CI) it is installed when missing.
 chromium:

@@ -29,18 +29,21 @@ pytestmark = pytest.mark.timeout(120)
 EXAMPLE = Path(__file__).parents[2] / "examples" / "demo-plugin"
 
 
-def demo_serve(temporal_env: WorkflowEnvironment, tmp_path: Path) -> ServeProcess:
-    """`serve` with the README's two variables, on the shared dev server."""
+def demo_serve(
+    temporal_env: WorkflowEnvironment, tmp_path: Path, name: str = "demo", **extra: str
+) -> ServeProcess:
+    """`serve` with the README's two variables (and `extra`), on the shared dev server."""
     env = {
         "TINY_HARNESS_PLUGINS": str(EXAMPLE),
         "TINY_HARNESS_MODEL__SCRIPT": str(EXAMPLE / "script.yaml"),
         "TINY_HARNESS_TEMPORAL__ADDRESS": temporal_env.client.service_client.config.target_host,
-        "TINY_HARNESS_TEMPORAL__TASK_QUEUE": f"demo-{tmp_path.name}",
+        "TINY_HARNESS_TEMPORAL__TASK_QUEUE": f"{name}-{tmp_path.name}",
         "TINY_HARNESS_HEARTBEAT__ENABLED": "false",
         # As the README's PATH: the plugin's servers run `python` with `mcp` installed.
         "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+        **extra,
     }
-    return ServeProcess(tmp_path / "data", free_port(), env)
+    return ServeProcess(tmp_path / name, free_port(), env)
 
 
 def ended(calls: list[CallEvent]) -> dict[str, list[CallEvent]]:
@@ -127,6 +130,55 @@ async def test_the_demo_orders_ten_shirts_once_after_the_hook_vetoes_forty(
         ("order", "done"),
     ]
     # The store wrote down one order: the vetoed one never reached it.
-    (written,) = (tmp_path / "data").rglob("orders.jsonl")
+    (written,) = (tmp_path / "demo").rglob("orders.jsonl")
     lines = [json.loads(line) for line in written.read_text().splitlines()]
     assert lines == [{"order": "A-0001", "sku": "TS-100", "quantity": 10, "size": "L"}]
+
+
+async def test_the_demo_delegates_to_the_shop_agent_as_make_demo_runs_it(
+    temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    """`make demo`'s second harness (examples/two-harnesses/child.toml) as the agent `shop`:
+    the demo's delegation turns hand it the work and relay its question."""
+    child_config = ("--config", str(EXAMPLE.parent / "two-harnesses" / "child.toml"))
+    address = temporal_env.client.service_client.config.target_host
+    shop = ServeProcess(
+        tmp_path / "shop",
+        free_port(),
+        {
+            "TINY_HARNESS_TEMPORAL__ADDRESS": address,
+            "TINY_HARNESS_TEMPORAL__TASK_QUEUE": f"shop-{tmp_path.name}",
+            "TINY_HARNESS_HEARTBEAT__ENABLED": "false",
+        },
+        args=child_config,
+    )
+    await shop.start()
+    port = free_port()
+    demo = demo_serve(
+        temporal_env,
+        tmp_path,
+        TINY_HARNESS_AGENTS=json.dumps([{"id": "shop", "url": shop.url}]),
+        TINY_HARNESS_SERVER__BASE_URL=f"http://127.0.0.1:{port}",
+    )
+    demo.port, demo.url = port, f"http://127.0.0.1:{port}"
+    await demo.start()
+    try:
+        async with httpx.AsyncClient(timeout=30) as http:
+            client = await ClientFactory(
+                ClientConfig(streaming=True, httpx_client=http)
+            ).create_from_url(demo.url)
+            asked = await collect(
+                client.send_message(send_request("Ask the shop agent for one shirt"))
+            )
+            task_id = asked[0].task.id
+            done = await collect(client.send_message(send_request("M", task_id=task_id)))
+    finally:
+        assert await demo.stop() == 0
+        assert await shop.stop() == 0
+
+    assert states(asked)[-1] == "TASK_STATE_INPUT_REQUIRED"
+    question = [p.text for m in streamed_messages(asked) for p in m.parts if p.text]
+    assert "The shop agent asks: which size?" in question
+    assert states(done)[-1] == "TASK_STATE_COMPLETED"
+    (answer,) = [e.artifact_update.artifact for e in done if e.HasField("artifact_update")]
+    assert answer.parts[0].text == "Done: the shop agent ordered your shirt."
