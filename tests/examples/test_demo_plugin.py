@@ -21,6 +21,7 @@ from tests.service.serve_process import ServeProcess
 from tests.support import call_events, collect, send_request, states, streamed_messages
 from tiny_harness.harness.a2ui.messages import A2UI_MEDIA_TYPE, Action, action_part
 from tiny_harness.harness.tasks.calls import CallEvent
+from tiny_harness.harness.tasks.extension import ext_of
 from tiny_harness.harness.tasks.plan import PLAN_MEDIA_TYPE, Plan
 from tiny_harness.service.http import free_port
 
@@ -117,13 +118,17 @@ async def test_the_demo_orders_ten_shirts_once_after_the_hook_vetoes_forty(
     ]
     (answer,) = [e.artifact_update.artifact for e in done if e.HasField("artifact_update")]
     assert "in size L" in answer.parts[0].text
-    # Each change of the plan is a plan part in the task's history; the newest has all done.
+    # Each change of the plan is a plan part in the task's history, and GetTask's
+    # extension data shows the plan as it stands: both say every step is done.
     plans = [
         Plan.model_validate(MessageToDict(part.data))
         for message in task.history
         for part in message.parts
         if part.media_type == PLAN_MEDIA_TYPE
     ]
+    ext = ext_of(task)
+    assert ext is not None
+    assert ext.plan == plans[-1]
     assert [(step.id, step.state) for step in plans[-1].steps] == [
         ("find", "done"),
         ("size", "done"),

@@ -75,9 +75,12 @@ class Narrator:
 
     def say(self, text: str, *, plan: Plan | None = None, extra: Sequence[Part] = ()) -> None:
         """A progress message while WORKING (and the `extra` parts after its own); a plan
-        change carries the `plan` as a data part."""
+        change carries the `plan` as a data part, and the task's extension data shows it,
+        so GetTask and a late subscriber read the plan as it stands."""
         task = self._log.task
         data = plan.model_dump(mode="json") if plan is not None else None
+        if plan is not None:
+            self._log.show_plan(plan)
         message = events.agent_message(
             task, str(workflow.uuid4()), text, data=data, media_type=PLAN_MEDIA_TYPE
         )

@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from tiny_harness.harness.persistence.store import LogWrite
     from tiny_harness.harness.tasks import extension
     from tiny_harness.harness.tasks.extension import TaskExtensionData, TaskRef
+    from tiny_harness.harness.tasks.plan import Plan
     from tiny_harness.harness.tasks.usage import TaskUsage
     from tiny_harness.service.durable.payloads import LogState
     from tiny_harness.service.durable.workflows import events
@@ -89,6 +90,11 @@ class TaskLog:
     def note_sub_task_state(self, task_id: str, state: str) -> bool:
         """Note a listed sub-task's state; whether that changed the listing."""
         return extension.note_sub_task_state(self._state.task, task_id, state) is not None
+
+    def show_plan(self, plan: Plan) -> None:
+        """Show the task's plan as it stands in its extension data."""
+        ext = extension.ext_of(self._state.task) or TaskExtensionData()
+        self.set_ext(ext.model_copy(update={"plan": plan}))
 
     def show_usage(self, usage: TaskUsage) -> None:
         """Show the task's usage in its extension data."""
