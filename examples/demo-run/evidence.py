@@ -88,9 +88,9 @@ class Figures:
         return "\n".join(lines)
 
 
-def figures_of(history: WorkflowHistory, spans: list[ReceivedSpan], shop: Path) -> Figures:
-    """The figures of one task from its three witnesses."""
-    figures = Figures()
+def count_activities(history: WorkflowHistory, figures: Figures) -> Figures:
+    """`figures` with the activities of `history` counted in: scheduled, completed, lost
+    (timed out or failed), by activity type."""
     kinds: dict[int, str] = {}
     for event in history.events:
         if event.HasField("activity_task_scheduled_event_attributes"):
@@ -106,6 +106,12 @@ def figures_of(history: WorkflowHistory, spans: list[ReceivedSpan], shop: Path) 
         elif event.HasField("activity_task_completed_event_attributes"):
             done = event.activity_task_completed_event_attributes
             figures.completed[kinds.get(done.scheduled_event_id, "?")] += 1
+    return figures
+
+
+def figures_of(history: WorkflowHistory, spans: list[ReceivedSpan], shop: Path) -> Figures:
+    """The figures of one task from its three witnesses."""
+    figures = count_activities(history, Figures())
     chats = [s for s in spans if s.attributes.get("gen_ai.operation.name") == "chat"]
     figures.chat_spans = len(chats)
     figures.chat_ids = len({s.attributes.get("tiny_harness.correlation_id") for s in chats})

@@ -33,11 +33,10 @@ import httpx
 from a2a.client import Client, ClientConfig, ClientFactory
 from a2a.helpers import new_text_message
 from a2a.types import Message, Role, SendMessageRequest, StreamResponse, TaskState
-from evidence import Figures, figures_of
+from evidence import Figures, count_activities, figures_of
 from otlp import SpanCollector
 from shots import screenshots
 from temporalio.client import Client as TemporalClient
-from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
 from tiny_harness.harness.a2ui.messages import Action, action_part
@@ -154,27 +153,13 @@ def press(task_id: str, size: str) -> SendMessageRequest:
     return SendMessageRequest(message=message)
 
 
-def model_calls_done(history: WorkflowHistory) -> int:
-    """How many model calls the history has completed."""
-    kinds = {
-        e.event_id: e.activity_task_scheduled_event_attributes.activity_type.name
-        for e in history.events
-        if e.HasField("activity_task_scheduled_event_attributes")
-    }
-    return sum(
-        1
-        for e in history.events
-        if e.HasField("activity_task_completed_event_attributes")
-        and kinds.get(e.activity_task_completed_event_attributes.scheduled_event_id) == "invoke_llm"
-    )
-
-
 async def exported(temporal: TemporalClient, collector: SpanCollector, task_id: str) -> None:
     """Wait (30 s at most) until every model call done so far has its span at the collector:
     a worker killed before its batch is sent loses those spans, which would hide from the
     trace what the history shows."""
     for _ in range(300):
-        done = model_calls_done(await temporal.get_workflow_handle(task_id).fetch_history())
+        history = await temporal.get_workflow_handle(task_id).fetch_history()
+        done = count_activities(history, Figures()).completed["invoke_llm"]
         chats = [s for s in collector.spans_of(task_id) if s.name.startswith("chat ")]
         if len(chats) >= done:
             return

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from a2a.client import ClientConfig, ClientFactory
+from a2a.client import Client, ClientConfig, ClientFactory
 from a2a.types import GetTaskRequest, Message, Role, SendMessageRequest, StreamResponse
 from google.protobuf.json_format import MessageToDict
 from temporalio.testing import WorkflowEnvironment
@@ -31,9 +31,14 @@ EXAMPLE = Path(__file__).parents[2] / "examples" / "demo-plugin"
 
 
 def demo_serve(
-    temporal_env: WorkflowEnvironment, tmp_path: Path, name: str = "demo", **extra: str
+    temporal_env: WorkflowEnvironment,
+    tmp_path: Path,
+    name: str = "demo",
+    port: int | None = None,
+    **extra: str,
 ) -> ServeProcess:
-    """`serve` with the README's two variables (and `extra`), on the shared dev server."""
+    """`serve` with the README's two variables (and `extra`), on the shared dev server, on
+    `port` (None: a free one)."""
     env = {
         "TINY_HARNESS_PLUGINS": str(EXAMPLE),
         "TINY_HARNESS_MODEL__SCRIPT": str(EXAMPLE / "script.yaml"),
@@ -44,7 +49,7 @@ def demo_serve(
         "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
         **extra,
     }
-    return ServeProcess(tmp_path / name, free_port(), env)
+    return ServeProcess(tmp_path / name, port or free_port(), env)
 
 
 def ended(calls: list[CallEvent]) -> dict[str, list[CallEvent]]:
@@ -63,6 +68,11 @@ def has_surface(events: list[StreamResponse]) -> bool:
         for message in streamed_messages(events)
         for part in message.parts
     )
+
+
+async def demo_client(http: httpx.AsyncClient, url: str) -> Client:
+    """An a2a-sdk streaming client of the agent at `url`, over `http`."""
+    return await ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create_from_url(url)
 
 
 def pressed(task_id: str, size: str) -> SendMessageRequest:
@@ -86,9 +96,7 @@ async def test_the_demo_orders_ten_shirts_once_after_the_hook_vetoes_forty(
     await serve.start()
     try:
         async with httpx.AsyncClient(timeout=30) as http:
-            client = await ClientFactory(
-                ClientConfig(streaming=True, httpx_client=http)
-            ).create_from_url(serve.url)
+            client = await demo_client(http, serve.url)
             asked = await collect(
                 client.send_message(send_request("Order team shirts for the offsite, 40 people."))
             )
@@ -162,16 +170,14 @@ async def test_the_demo_delegates_to_the_shop_agent_as_make_demo_runs_it(
     demo = demo_serve(
         temporal_env,
         tmp_path,
+        port=port,
         TINY_HARNESS_AGENTS=json.dumps([{"id": "shop", "url": shop.url}]),
         TINY_HARNESS_SERVER__BASE_URL=f"http://127.0.0.1:{port}",
     )
-    demo.port, demo.url = port, f"http://127.0.0.1:{port}"
     await demo.start()
     try:
         async with httpx.AsyncClient(timeout=30) as http:
-            client = await ClientFactory(
-                ClientConfig(streaming=True, httpx_client=http)
-            ).create_from_url(demo.url)
+            client = await demo_client(http, demo.url)
             asked = await collect(
                 client.send_message(send_request("Ask the shop agent for one shirt"))
             )

@@ -26,10 +26,14 @@ EXAMPLE = Path(__file__).parents[2] / "examples" / "two-harnesses"
 
 
 def harness(
-    temporal_env: WorkflowEnvironment, tmp_path: Path, name: str, **env: str
+    temporal_env: WorkflowEnvironment,
+    tmp_path: Path,
+    name: str,
+    port: int | None = None,
+    **env: str,
 ) -> ServeProcess:
     """`serve --config <name>.toml`; the dev server's address and a unique task queue beat
-    the file's embedded Temporal and queue, the test's free port its port."""
+    the file's embedded Temporal and queue, `port` (None: a free one) its port."""
     env = {
         "TINY_HARNESS_TEMPORAL__ADDRESS": temporal_env.client.service_client.config.target_host,
         "TINY_HARNESS_TEMPORAL__TASK_QUEUE": f"{name}-{tmp_path.name}",
@@ -38,7 +42,7 @@ def harness(
         **env,
     }
     config = ("--config", str(EXAMPLE / f"{name}.toml"))
-    return ServeProcess(tmp_path / name, free_port(), env, args=config)
+    return ServeProcess(tmp_path / name, port or free_port(), env, args=config)
 
 
 def said(events: list[StreamResponse]) -> list[str]:
@@ -62,10 +66,10 @@ async def test_the_childs_question_is_answered_through_the_parent_watching_by_pu
         temporal_env,
         tmp_path,
         "parent",
+        port=parent_port,
         TINY_HARNESS_AGENTS=agents,
         TINY_HARNESS_SERVER__BASE_URL=parent_url,
     )
-    parent.port, parent.url = parent_port, parent_url
     await parent.start()
     try:
         async with httpx.AsyncClient(timeout=30) as http:

@@ -144,9 +144,9 @@ class SpanHooks:
         run.note(
             {
                 "gen_ai.response.model": response.model,
-                "gen_ai.usage.input_tokens": response.usage.input_tokens,
-                "gen_ai.usage.output_tokens": response.usage.output_tokens,
-                "gen_ai.usage.cache_read.input_tokens": response.usage.cached_tokens,
+                "gen_ai.usage.input_tokens": usage.input_tokens,
+                "gen_ai.usage.output_tokens": usage.output_tokens,
+                "gen_ai.usage.cache_read.input_tokens": usage.cached_tokens,
                 "gen_ai.response.finish_reasons": [response.finish],
             }
         )
